@@ -1,0 +1,40 @@
+"""ctxassembly: the stage between retrieval and generation.
+
+It filters, de-duplicates, version-checks, budgets, orders and labels retrieved chunks,
+and records the fate of every one of them.
+"""
+
+from ctxassembly.assembler import Assembled, Assembler, assemble
+from ctxassembly.chunk import Chunk
+from ctxassembly.errors import ChunkError, ConfigError, MissingExtraError
+from ctxassembly.render import parse, prompt, render
+from ctxassembly.report import Decision, Report
+from ctxassembly.stages import Admit, Arrange, Context, Dedup, Excerpt, Merge, Relevance, Safety, Select, Stage, VersionFilter
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Admit",
+    "Arrange",
+    "Assembled",
+    "Assembler",
+    "Chunk",
+    "ChunkError",
+    "ConfigError",
+    "Context",
+    "Decision",
+    "Dedup",
+    "Excerpt",
+    "Merge",
+    "MissingExtraError",
+    "Relevance",
+    "Report",
+    "Safety",
+    "Select",
+    "Stage",
+    "VersionFilter",
+    "assemble",
+    "parse",
+    "prompt",
+    "render",
+]

@@ -1,0 +1,269 @@
+"""Assembler: runs the stages in order and returns the context with its report."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ctxassembly.chunk import Chunk
+from ctxassembly.errors import ChunkError, ConfigError
+from ctxassembly.render import SEPARATOR, Format, Renderer, prompt
+from ctxassembly.report import Report
+from ctxassembly.stages.admit import Admit
+from ctxassembly.stages.arrange import Arrange, Order
+from ctxassembly.stages.base import Context, Stage
+from ctxassembly.stages.dedup import Dedup
+from ctxassembly.stages.excerpt import Excerpt
+from ctxassembly.stages.merge import Merge
+from ctxassembly.stages.relevance import NonePolicy, Relevance
+from ctxassembly.stages.safety import Policy as SafetyPolicy
+from ctxassembly.stages.safety import Safety
+from ctxassembly.stages.select import Select
+from ctxassembly.stages.version import Policy as VersionPolicy
+from ctxassembly.stages.version import VersionFilter
+from ctxassembly.tokens import get_counter
+
+__all__ = ["Assembled", "Assembler", "assemble", "to_chunks"]
+
+
+@dataclass(frozen=True)
+class Assembled:
+    """The result of one call: the chunks in final order, the rendered context, the report."""
+
+    chunks: list[Chunk]
+    text: str
+    report: Report
+    question: str
+
+    def prompt(self, instructions: str | None = None) -> str:
+        """Documents first, then instructions, then the question restated last."""
+        return prompt(self.text, self.question, instructions)
+
+
+def to_chunks(items: Iterable[Chunk | Mapping[str, Any]]) -> list[Chunk]:
+    """Validate and index the caller's candidates (never mutating them).
+
+    :raises ChunkError: an item that is neither a Chunk nor a mapping, or a bad field.
+    """
+    if isinstance(items, (str, bytes, Mapping)):
+        raise ChunkError(
+            f"expected an iterable of chunks, got a single {type(items).__name__}", field="chunks", chunk="<all>"
+        )
+    out = []
+    for i, item in enumerate(items):
+        if isinstance(item, Chunk):
+            if not isinstance(item.text, str):
+                raise ChunkError(f"expected str, got {type(item.text).__name__}", field="text", chunk=repr(item.id))
+            out.append(replace(item, index=i))
+        elif isinstance(item, Mapping):
+            out.append(Chunk.from_dict(item, index=i))
+        else:
+            raise ChunkError(
+                f"expected a Chunk or a mapping, got {type(item).__name__}", field="<chunk>", chunk=f"at index {i}"
+            )
+    return out
+
+
+class Assembler:
+    """The default pipeline: admit, version, safety, relevance, dedup, merge, excerpt,
+    select, arrange; then render. Pass ``stages=[...]`` to run your own list instead.
+
+    Options (each also accepted by :func:`assemble`):
+
+    :param order: ``bookend`` (default), ``edges``, ``relevance`` or ``reading``.
+    :param format: ``xml`` (default), ``evidence`` or ``plain``.
+    :param tokenizer: ``None`` (cl100k_base), an encoding name, a tiktoken Encoding, a
+        Hugging Face tokenizer or a callable ``text -> int``.
+    :param reserve: tokens of the budget kept back for the rest of the prompt.
+    :param max_per_doc: at most this many chunks per document.
+    :param principals, acl_field, permit, enforce_acl, scope: see :class:`Admit`.
+    :param version_policy: ``drop`` (default) or ``label`` other-version chunks.
+    :param subject_versions: treat release notes of another version as other-version.
+    :param min_score, weights, rrf_k, none_score, top_k: see :class:`Relevance`.
+    :param near_threshold: shingle Jaccard for near duplicates (``None``: exact only).
+    :param safety: ``remove`` (default), ``drop`` or ``flag`` injection-like text.
+    :param merge_gap: characters between chunks that still merge (``None``: no merge).
+    :param max_share: largest budget share one chunk may fill whole before it is cut to
+        its best passages (``None``: never cut).
+    """
+
+    def __init__(
+        self,
+        *,
+        order: Order = "bookend",
+        format: Format = "xml",  # noqa: A002 - the user-facing name of the option
+        tokenizer: object = None,
+        reserve: int = 0,
+        max_per_doc: int | None = None,
+        principals: Iterable[str] | None = None,
+        acl_field: str = "acl",
+        permit: Callable[[Chunk, frozenset[str]], bool] | None = None,
+        enforce_acl: bool | None = None,
+        scope: Mapping[str, object] | None = None,
+        version_policy: VersionPolicy = "drop",
+        subject_versions: bool = True,
+        min_score: float | None = None,
+        weights: Mapping[str, float] | None = None,
+        rrf_k: float = 10.0,
+        none_score: NonePolicy = "rank",
+        top_k: int | None = None,
+        near_threshold: float | None = 0.8,
+        safety: SafetyPolicy = "remove",
+        merge_gap: int | None = 0,
+        max_share: float | None = 0.4,
+        stages: Sequence[Stage] | None = None,
+    ) -> None:
+        self.renderer = Renderer(format)
+        self.count_tokens = get_counter(tokenizer)
+        if stages is not None:
+            for s in stages:
+                if not isinstance(s, Stage):
+                    raise ConfigError(f"stage {s!r} has no name and run(chunks, ctx) method")
+            self.stages: list[Stage] = list(stages)
+            return
+        pipeline: list[Stage | None] = [
+            Admit(principals, acl_field=acl_field, permit=permit, enforce_acl=enforce_acl, scope=scope),
+            VersionFilter(version_policy, subject_versions=subject_versions),
+            Safety(safety),
+            Relevance(min_score=min_score, weights=weights, k=rrf_k, none_score=none_score, top_k=top_k),
+            Dedup(threshold=near_threshold),
+            Merge(merge_gap) if merge_gap is not None else None,
+            Excerpt(max_share) if max_share is not None else None,
+            Select(reserve=reserve, max_per_doc=max_per_doc, cost=self._cost),
+            Arrange(order),
+        ]
+        self.stages = [s for s in pipeline if s is not None]
+
+    def _cost(self, chunk: Chunk, ctx: Context) -> int:
+        return self.count_tokens(self.renderer.block(chunk)) + self.count_tokens(SEPARATOR)
+
+    def run(
+        self,
+        question: str,
+        chunks: Iterable[Chunk | Mapping[str, Any]],
+        *,
+        budget: int,
+        target_version: str | None = None,
+        principals: Iterable[str] | None = None,
+    ) -> Assembled:
+        """Assemble ``chunks`` for ``question`` within ``budget`` tokens.
+
+        :raises ConfigError: a bad budget, question or version.
+        :raises ChunkError: a malformed chunk (the message names the field and chunk).
+        """
+        if not isinstance(question, str):
+            raise ConfigError(f"question must be a str, got {type(question).__name__}")
+        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+            raise ConfigError(f"budget must be a positive int (tokens), got {budget!r}")
+        if target_version is not None and (not isinstance(target_version, str) or not target_version.strip()):
+            raise ConfigError(f"target_version must be a non-empty str or None, got {target_version!r}")
+        if isinstance(principals, str):
+            raise ConfigError(f"principals must be a collection of strings, got the string {principals!r}")
+        items = to_chunks(chunks)
+        report = Report(question=question, budget=budget, target_version=target_version)
+        report._inputs, report._count = tuple(items), self.count_tokens
+        _note_id_conflicts(items, report)
+        ctx = Context(
+            question=question,
+            budget=budget,
+            report=report,
+            count_tokens=self.count_tokens,
+            target_version=target_version,
+            principals=None if principals is None else frozenset(principals),
+        )
+        current = items
+        for stage in self.stages:
+            t0 = time.perf_counter()
+            n_in = len(current)
+            current = stage.run(current, ctx)
+            report.timings_ms[stage.name] = (time.perf_counter() - t0) * 1000
+            report.stage_counts[stage.name] = {"in": n_in, "out": len(current)}
+        final, text = self._fit(current, ctx)
+        report.finish(final, len(items))
+        report.tokens_after = self.count_tokens(text) if final else 0
+        top = [i for i, c in enumerate(final) if c.meta.get("relevance_rank") == 0]
+        report.top_ranked_position = top[0] if top else None
+        return Assembled(chunks=final, text=text, report=report, question=question)
+
+    def _fit(self, chunks: list[Chunk], ctx: Context) -> tuple[list[Chunk], str]:
+        """Render, and guarantee the budget on the real rendered text (BPE merges across
+        block boundaries can differ from the per-block sum by a token or two)."""
+        limit = ctx.budget - sum(getattr(s, "reserve", 0) for s in self.stages)
+        final = list(chunks)
+        text = self.renderer.render(final)
+        while final and self.count_tokens(text) > limit:
+            worst = max(range(len(final)), key=lambda i: final[i].meta.get("relevance_rank", i))
+            ctx.report.drop(final[worst], "render", "over_budget", why="rendered context over budget")
+            del final[worst]
+            text = self.renderer.render(final)
+        return final, text
+
+    async def arun(
+        self,
+        question: str,
+        chunks: Iterable[Chunk | Mapping[str, Any]],
+        *,
+        budget: int,
+        target_version: str | None = None,
+        principals: Iterable[str] | None = None,
+    ) -> Assembled:
+        """Async :meth:`run`. The model-free pipeline is CPU-light and runs inline;
+        a pipeline with model stages runs in a worker thread so the event loop stays free."""
+        if any(getattr(s, "uses_model", False) for s in self.stages):
+            return await asyncio.to_thread(
+                self.run, question, chunks, budget=budget, target_version=target_version, principals=principals
+            )
+        return self.run(question, chunks, budget=budget, target_version=target_version, principals=principals)
+
+
+def _note_id_conflicts(items: list[Chunk], report: Report) -> None:
+    seen: dict[str, str] = {}
+    for c in items:
+        prev = seen.setdefault(c.id, c.text)
+        if prev != c.text:
+            report.note("input", "id_conflict", id=c.id, index=c.index, why="same id, different text; both kept as separate candidates")
+
+
+_ASSEMBLERS: dict[tuple[tuple[str, Any], ...], Assembler] = {}
+
+
+def assemble(
+    question: str,
+    chunks: Iterable[Chunk | Mapping[str, Any]],
+    *,
+    budget: int,
+    target_version: str | None = None,
+    **options: Any,
+) -> Assembled:
+    """Assemble a labelled, de-duplicated, version-correct context within ``budget``.
+
+    ``options`` are :class:`Assembler`'s keyword arguments, plus ``principals``.
+    Assemblers are cached per hashable option set, so repeated calls pay set-up once.
+
+    :raises ConfigError: an unknown option or a bad value (the message lists valid ones).
+    :raises ChunkError: a malformed chunk.
+    """
+    principals = options.pop("principals", None)
+    try:
+        key = tuple(sorted(options.items()))
+        hash(key)
+    except TypeError:
+        assembler = _build(options)
+    else:
+        assembler = _ASSEMBLERS.get(key) or _ASSEMBLERS.setdefault(key, _build(options))
+        if len(_ASSEMBLERS) > 64:
+            _ASSEMBLERS.clear()
+    return assembler.run(question, chunks, budget=budget, target_version=target_version, principals=principals)
+
+
+def _build(options: dict[str, Any]) -> Assembler:
+    try:
+        return Assembler(**options)
+    except TypeError as e:
+        import inspect
+
+        valid = sorted(p for p in inspect.signature(Assembler).parameters)
+        raise ConfigError(f"{e}; valid options: {', '.join(valid)}") from None

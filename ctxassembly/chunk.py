@@ -1,0 +1,192 @@
+"""The unit of context: an immutable chunk of retrieved text and its labels."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+from ctxassembly.errors import ChunkError
+
+__all__ = ["Chunk", "FrozenMeta"]
+
+
+class FrozenMeta(Mapping[str, Any]):
+    """A read-only mapping: metadata can be read and copied, never changed in place."""
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data: Mapping[str, Any] | None = None) -> None:
+        self._data: dict[str, Any] = dict(data or {})
+
+    def __getitem__(self, key: str) -> Any:
+        return self._data[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __repr__(self) -> str:
+        return f"FrozenMeta({self._data!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Mapping) and dict(self.items()) == dict(other.items())
+
+    def __hash__(self) -> int:
+        return hash(tuple(sorted(self._data)))
+
+    def __reduce__(self) -> tuple[type[FrozenMeta], tuple[dict[str, Any]]]:
+        return (FrozenMeta, (self._data,))
+
+    def updated(self, **changes: Any) -> FrozenMeta:
+        """A copy with ``changes`` applied."""
+        return FrozenMeta({**self._data, **changes})
+
+
+_STR_FIELDS = ("doc_id", "title", "section", "version", "date")
+_INT_FIELDS = ("start", "end")
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """One retrieved passage.
+
+    ``score`` is the retriever's score (higher is better) until a relevance or rerank
+    stage replaces it; the replaced value is kept in ``meta["retriever_score"]``.
+    ``start``/``end`` are character offsets of ``text`` in its source document, used to
+    merge adjacent chunks. ``index`` is the chunk's position in the caller's input; the
+    assembler sets it, and the report keys every decision by it (ids may repeat).
+    """
+
+    id: str
+    text: str
+    score: float | None = None
+    doc_id: str | None = None
+    title: str | None = None
+    section: str | None = None
+    version: str | None = None
+    date: str | None = None
+    start: int | None = None
+    end: int | None = None
+    meta: FrozenMeta = field(default_factory=FrozenMeta)
+    index: int | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.meta, FrozenMeta):
+            object.__setattr__(self, "meta", FrozenMeta(_check_meta(self.meta, self.id)))
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], index: int | None = None) -> Chunk:
+        """Build a chunk from a mapping with the field names of a corpus record.
+
+        Known keys become fields (``id``, ``text``, ``score``, ``doc_id``, ``title``,
+        ``section``, ``version``, ``date``, ``start``, ``end``); ``meta`` is merged with
+        every other key (``release``, ``retriever``, ``tokens``, ``acl`` ...).
+
+        :raises ChunkError: a missing or wrong-typed field, naming the field and the
+            chunk id (or its index when it has no usable id).
+        """
+        where = _where(data, index)
+        if not isinstance(data, Mapping):
+            raise ChunkError(
+                f"expected a mapping, got {type(data).__name__}", field="<chunk>", chunk=where
+            )
+        text = data.get("text")
+        if text is None:
+            raise ChunkError("missing (expected a string)", field="text", chunk=where)
+        if isinstance(text, bytes):
+            raise ChunkError(
+                "got bytes; decode it first, e.g. text.decode('utf-8')", field="text", chunk=where
+            )
+        if not isinstance(text, str):
+            raise ChunkError(f"expected str, got {type(text).__name__}", field="text", chunk=where)
+        raw_id = data.get("id")
+        if raw_id is None:
+            if index is None:
+                raise ChunkError("missing (expected a string)", field="id", chunk=where)
+            chunk_id = f"#{index}"
+        elif isinstance(raw_id, (str, int)) and not isinstance(raw_id, bool):
+            chunk_id = str(raw_id)
+        else:
+            raise ChunkError(f"expected str, got {type(raw_id).__name__}", field="id", chunk=where)
+        values: dict[str, Any] = {"id": chunk_id, "text": text}
+        values["score"] = _check_score(data.get("score"), chunk_id)
+        for name in _STR_FIELDS:
+            value = data.get(name)
+            if value is not None and not isinstance(value, str):
+                if name == "version" and isinstance(value, (int, float)) and not isinstance(value, bool):
+                    value = str(value)  # a YAML/JSON 5.1 arrives as a float; its string is meant
+                else:
+                    raise ChunkError(
+                        f"expected str or None, got {type(value).__name__} {value!r}",
+                        field=name,
+                        chunk=repr(chunk_id),
+                    )
+            values[name] = value
+        for name in _INT_FIELDS:
+            value = data.get(name)
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
+                raise ChunkError(
+                    f"expected a non-negative int or None, got {value!r}", field=name, chunk=repr(chunk_id)
+                )
+            values[name] = value
+        if values["start"] is not None and values["end"] is not None and values["end"] < values["start"]:
+            raise ChunkError(
+                f"end {values['end']} is before start {values['start']}", field="end", chunk=repr(chunk_id)
+            )
+        known = {f.name for f in fields(cls)}
+        extra = {k: v for k, v in data.items() if k not in known}
+        given_meta = data.get("meta") or {}
+        if not isinstance(given_meta, Mapping):
+            raise ChunkError(
+                f"expected a mapping, got {type(given_meta).__name__}", field="meta", chunk=repr(chunk_id)
+            )
+        values["meta"] = FrozenMeta(_check_meta({**extra, **given_meta}, chunk_id))
+        values["index"] = index
+        return cls(**values)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (the inverse of :meth:`from_dict`)."""
+        out: dict[str, Any] = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "meta"}
+        out["meta"] = dict(self.meta)
+        return out
+
+    def with_meta(self, **changes: Any) -> Chunk:
+        """A copy whose metadata has ``changes`` applied."""
+        return replace(self, meta=self.meta.updated(**changes))
+
+
+def _where(data: object, index: int | None) -> str:
+    if isinstance(data, Mapping) and isinstance(data.get("id"), str):
+        return repr(data["id"])
+    return f"at index {index}" if index is not None else "<unknown>"
+
+
+def _check_score(score: object, chunk_id: str) -> float | None:
+    if score is None:
+        return None
+    if isinstance(score, bool) or not isinstance(score, (int, float)):
+        raise ChunkError(
+            f"expected a number or None, got {type(score).__name__} {score!r}",
+            field="score",
+            chunk=repr(chunk_id),
+        )
+    if math.isnan(score):
+        raise ChunkError("got NaN; pass None for 'no score'", field="score", chunk=repr(chunk_id))
+    if math.isinf(score):
+        raise ChunkError(f"got {score}; scores must be finite", field="score", chunk=repr(chunk_id))
+    return float(score)
+
+
+def _check_meta(meta: Mapping[str, Any], chunk_id: str) -> dict[str, Any]:
+    for key in meta:
+        if not isinstance(key, str):
+            raise ChunkError(
+                f"metadata keys must be strings, got {type(key).__name__} {key!r}",
+                field="meta",
+                chunk=repr(chunk_id),
+            )
+    return dict(meta)

@@ -1,0 +1,156 @@
+"""Decision / Report: the fate of every input chunk, with the stage and the reason."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ctxassembly.chunk import Chunk
+
+__all__ = ["Decision", "Report", "KEPT"]
+
+KEPT = "kept"
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """One chunk's fate: kept at ``position`` or dropped by ``stage`` for ``reason``."""
+
+    index: int
+    id: str
+    stage: str
+    reason: str
+    detail: dict[str, Any] = field(default_factory=dict)
+    position: int | None = None
+
+    @property
+    def kept(self) -> bool:
+        return self.reason == KEPT
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "id": self.id,
+            "fate": "kept" if self.kept else "dropped",
+            "stage": self.stage,
+            "reason": self.reason,
+            "position": self.position,
+            "detail": self.detail,
+        }
+
+
+@dataclass
+class Report:
+    """What happened to every chunk of one assembly call.
+
+    ``decisions`` has exactly one entry per input chunk, in input order. ``notes`` holds
+    decisions about the call as a whole (which target version was chosen and why, which
+    chunks were trimmed or flagged) that are not fates.
+    """
+
+    question: str = ""
+    budget: int = 0
+    target_version: str | None = None
+    decisions: list[Decision] = field(default_factory=list)
+    stage_counts: dict[str, dict[str, int]] = field(default_factory=dict)
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    notes: list[dict[str, Any]] = field(default_factory=list)
+    tokens_after: int = 0
+    top_ranked_position: int | None = None
+    _inputs: Sequence[Chunk] = field(default_factory=tuple, repr=False)
+    _count: Callable[[str], int] | None = field(default=None, repr=False)
+    _fates: dict[int, Decision] = field(default_factory=dict, repr=False)
+
+    # -- writing (used by stages) -------------------------------------------------------
+    def drop(self, chunk: Chunk, stage: str, reason: str, **detail: Any) -> None:
+        """Record that ``chunk`` leaves at ``stage`` for ``reason``."""
+        self._set(Decision(_index(chunk), chunk.id, stage, reason, dict(detail)))
+
+    def drop_index(self, index: int, chunk_id: str, stage: str, reason: str, **detail: Any) -> None:
+        self._set(Decision(index, chunk_id, stage, reason, dict(detail)))
+
+    def note(self, stage: str, event: str, **detail: Any) -> None:
+        self.notes.append({"stage": stage, "event": event, **detail})
+
+    def _set(self, decision: Decision) -> None:
+        if decision.index in self._fates:
+            raise RuntimeError(
+                f"chunk {decision.id!r} (input {decision.index}) already has a fate: "
+                f"{self._fates[decision.index].reason}; a stage dropped it twice"
+            )
+        self._fates[decision.index] = decision
+
+    def finish(self, final: Sequence[Chunk], n_inputs: int) -> None:
+        for position, chunk in enumerate(final):
+            self._set(Decision(_index(chunk), chunk.id, "arrange", KEPT, {}, position))
+        missing = [i for i in range(n_inputs) if i not in self._fates]
+        if missing:
+            raise RuntimeError(f"inputs {missing} have no fate; a stage lost them silently")
+        self.decisions = [self._fates[i] for i in range(n_inputs)]
+
+    # -- reading ------------------------------------------------------------------------
+    @property
+    def kept(self) -> list[Decision]:
+        return sorted((d for d in self.decisions if d.kept), key=lambda d: d.position or 0)
+
+    @property
+    def dropped(self) -> list[Decision]:
+        return [d for d in self.decisions if not d.kept]
+
+    @property
+    def reasons(self) -> Counter[str]:
+        return Counter(d.reason for d in self.decisions)
+
+    def fate(self, index: int) -> Decision:
+        return self.decisions[index]
+
+    @property
+    def tokens_before(self) -> int:
+        """Tokens of the candidates pasted as they came (computed on first access)."""
+        if self._count is None:
+            return 0
+        return sum(self._count(c.text) for c in self._inputs)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "question": self.question,
+            "budget": self.budget,
+            "target_version": self.target_version,
+            "tokens_before": self.tokens_before,
+            "tokens_after": self.tokens_after,
+            "top_ranked_position": self.top_ranked_position,
+            "kept": sum(d.kept for d in self.decisions),
+            "dropped": sum(not d.kept for d in self.decisions),
+            "reasons": dict(self.reasons),
+            "stage_counts": self.stage_counts,
+            "timings_ms": {k: round(v, 3) for k, v in self.timings_ms.items()},
+            "notes": self.notes,
+            "decisions": [d.to_dict() for d in self.decisions],
+        }
+
+    def to_json(self, **kwargs: Any) -> str:
+        return json.dumps(self.to_dict(), default=str, **kwargs)
+
+    def table(self) -> str:
+        """A plain-text table: one row per input chunk."""
+        rows = [("#", "id", "fate", "stage", "reason", "detail")]
+        for d in self.decisions:
+            fate = f"kept @{d.position}" if d.kept else "dropped"
+            detail = ", ".join(f"{k}={v}" for k, v in d.detail.items())
+            rows.append((str(d.index), d.id, fate, d.stage, d.reason, detail[:60]))
+        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+        lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+        lines.insert(1, "  ".join("-" * w for w in widths))
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.table()
+
+
+def _index(chunk: Chunk) -> int:
+    if chunk.index is None:
+        raise RuntimeError(f"chunk {chunk.id!r} has no input index; run it through an Assembler")
+    return chunk.index

@@ -1,0 +1,14 @@
+"""The pipeline stages, in the order the default Assembler runs them."""
+
+from ctxassembly.stages.admit import Admit
+from ctxassembly.stages.arrange import Arrange
+from ctxassembly.stages.base import Context, Stage
+from ctxassembly.stages.dedup import Dedup
+from ctxassembly.stages.excerpt import Excerpt
+from ctxassembly.stages.merge import Merge
+from ctxassembly.stages.relevance import Relevance
+from ctxassembly.stages.safety import Safety
+from ctxassembly.stages.select import Select
+from ctxassembly.stages.version import VersionFilter
+
+__all__ = ["Admit", "Arrange", "Context", "Dedup", "Excerpt", "Merge", "Relevance", "Safety", "Select", "Stage", "VersionFilter"]

@@ -1,0 +1,88 @@
+"""Arrange stage: put the strongest evidence where models read best, at the edges.
+
+Models use the start and the end of a long context more reliably than its middle
+(Liu et al., "Lost in the Middle", https://arxiv.org/abs/2307.03172). Orders, for chunks
+ranked 1..n:
+
+* ``relevance``: 1, 2, 3, ..., n.
+* ``bookend`` (default): 1, 3, 4, ..., n, 2: the best first and the second best last,
+  for any n. (LangChain's and LlamaIndex's LongContextReorder put the best *last* when
+  n is even and first when odd.)
+* ``edges``: 1, 3, 5, ..., 6, 4, 2: the ranks fold inwards, the weakest in the middle.
+* ``reading``: grouped by document (documents by their best chunk), in offset order
+  inside a document, so a long document reads as written.
+
+Chunks that conflict (``meta["conflicts_with"]``) stay adjacent, the better-ranked first.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from ctxassembly.chunk import Chunk
+from ctxassembly.errors import ConfigError
+from ctxassembly.stages.base import Context
+
+__all__ = ["Arrange", "ORDERS", "order_indices"]
+
+Order = Literal["relevance", "bookend", "edges", "reading"]
+ORDERS: tuple[str, ...] = ("relevance", "bookend", "edges", "reading")
+
+
+def order_indices(n: int, order: str) -> list[int]:
+    """Positions of ranks 0..n-1 for ``relevance``, ``bookend`` and ``edges``."""
+    ranks = list(range(n))
+    if order not in ORDERS or order == "reading":
+        raise ConfigError(f"order_indices takes 'relevance', 'bookend' or 'edges', got {order!r}")
+    if order == "relevance" or n < 3:
+        return ranks
+    if order == "bookend":
+        return [0, *ranks[2:], 1]
+    return ranks[0::2] + ranks[1::2][::-1]
+
+
+class Arrange:
+    """Order the selected chunks.
+
+    :raises ConfigError: an unknown order.
+    """
+
+    name = "arrange"
+
+    def __init__(self, order: Order = "bookend") -> None:
+        if order not in ORDERS:
+            raise ConfigError(f"order must be one of {ORDERS}, got {order!r}")
+        self.order = order
+
+    def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
+        units = _units(chunks)
+        if self.order == "reading":
+            best = {}
+            for rank, unit in enumerate(units):
+                best.setdefault(unit[0].doc_id or unit[0].id, rank)
+            units = sorted(
+                units,
+                key=lambda u: (best[u[0].doc_id or u[0].id], u[0].start if u[0].start is not None else -1),
+            )
+        else:
+            units = [units[i] for i in order_indices(len(units), self.order)]
+        return [c for unit in units for c in unit]
+
+
+def _units(chunks: list[Chunk]) -> list[list[Chunk]]:
+    """Ranked chunks grouped so that a chunk's conflicts follow it directly."""
+    by_id = {c.id: c for c in chunks}
+    placed: set[int] = set()
+    units = []
+    for c in chunks:
+        if id(c) in placed:
+            continue
+        unit = [c]
+        placed.add(id(c))
+        for other_id in c.meta.get("conflicts_with", ()):
+            other = by_id.get(other_id)
+            if other is not None and id(other) not in placed:
+                unit.append(other)
+                placed.add(id(other))
+        units.append(unit)
+    return units

@@ -1,0 +1,122 @@
+"""Dedup stage: exact and near duplicates go, conflicts stay (side by side).
+
+Exact duplicates share a normalised text (NFKC, case-folded, whitespace collapsed).
+Near duplicates share most word 5-shingles (Jaccard >= ``threshold``): computed exactly
+for small lists, through datasketch MinHash LSH candidates (then verified exactly) once
+the list is longer than ``lsh_from``. The higher-ranked copy stays (lists arrive ranked)
+and records the dropped copies' ids in ``meta["duplicates"]``.
+
+The guard: two passages that look alike but differ in a number, unit, negation, date or
+version string are not duplicates; they say different things. Both stay, each naming
+the other in ``meta["conflicts_with"]``, and the arrange stage keeps them adjacent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ctxassembly.chunk import Chunk
+from ctxassembly.errors import ConfigError
+from ctxassembly.stages.base import Context
+from ctxassembly.text import facts, jaccard, normalize, shingles
+
+__all__ = ["Dedup"]
+
+
+class Dedup:
+    """Remove exact and near-duplicate chunks, keeping the higher-ranked copy.
+
+    :param threshold: word-shingle Jaccard at or above which two chunks are near
+        duplicates; ``None`` turns near-duplicate detection off.
+    :param shingle: words per shingle.
+    :param lsh_from: list length from which MinHash LSH proposes the candidate pairs.
+    :param num_perm: MinHash permutations for LSH.
+    :param guard: ``(a_text, b_text) -> bool``, True when the two differ in substance;
+        defaults to comparing numbers, units, negations, dates and versions.
+    :raises ConfigError: a threshold outside (0, 1].
+    """
+
+    name = "dedup"
+
+    def __init__(
+        self,
+        *,
+        threshold: float | None = 0.8,
+        shingle: int = 5,
+        lsh_from: int = 200,
+        num_perm: int = 64,
+        guard: Callable[[str, str], bool] | None = None,
+    ) -> None:
+        if threshold is not None and not 0 < threshold <= 1:
+            raise ConfigError(f"near-duplicate threshold must be in (0, 1] or None, got {threshold!r}")
+        if shingle < 1:
+            raise ConfigError(f"shingle must be a positive int, got {shingle!r}")
+        self.threshold = threshold
+        self.shingle = shingle
+        self.lsh_from = lsh_from
+        self.num_perm = num_perm
+        self.guard = guard or differs_in_substance
+
+    def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
+        kept: list[Chunk] = []
+        by_text: dict[str, int] = {}
+        dup_ids: dict[int, list[str]] = {}
+        for c in chunks:
+            key = normalize(c.text)
+            first = by_text.get(key)
+            if first is not None:
+                ctx.report.drop(c, self.name, "duplicate", duplicate_of=kept[first].id, kind="exact")
+                dup_ids[first].append(c.id)
+                continue
+            by_text[key] = len(kept)
+            dup_ids[len(kept)] = []
+            kept.append(c)
+        conflicts: dict[int, list[str]] = {}
+        removed: set[int] = set()
+        if self.threshold is not None and len(kept) > 1:
+            sh = [shingles(c.text, self.shingle) for c in kept]
+            for i, j in self._pairs(sh):
+                if i in removed or j in removed:
+                    continue
+                if jaccard(sh[i], sh[j]) < self.threshold:
+                    continue
+                if self.guard(kept[i].text, kept[j].text):
+                    conflicts.setdefault(i, []).append(kept[j].id)
+                    conflicts.setdefault(j, []).append(kept[i].id)
+                    continue
+                removed.add(j)
+                ctx.report.drop(kept[j], self.name, "duplicate", duplicate_of=kept[i].id, kind="near")
+                dup_ids[i].extend([kept[j].id, *dup_ids[j]])
+        out = []
+        for i, c in enumerate(kept):
+            if i in removed:
+                continue
+            meta: dict[str, object] = {}
+            if dup_ids[i]:
+                meta["duplicates"] = tuple(dict.fromkeys(d for d in c.meta.get("duplicates", ()) + tuple(dup_ids[i]) if d != c.id))
+            if i in conflicts:
+                meta["conflicts_with"] = tuple(x for x in conflicts[i] if x != c.id)
+            out.append(c.with_meta(**meta) if meta else c)
+        return out
+
+    def _pairs(self, sh: list[frozenset[int]]) -> list[tuple[int, int]]:
+        """Index pairs (i < j) to compare: all of them, or LSH candidates on long lists."""
+        n = len(sh)
+        if n < self.lsh_from:
+            return [(i, j) for i in range(n) for j in range(i + 1, n)]
+        from datasketch import MinHash, MinHashLSH
+
+        lsh = MinHashLSH(threshold=self.threshold, num_perm=self.num_perm)
+        pairs: set[tuple[int, int]] = set()
+        for i, s in enumerate(sh):
+            m = MinHash(num_perm=self.num_perm)
+            m.update_batch([x.to_bytes(8, "little", signed=True) for x in s] or [b""])
+            for j in lsh.query(m):
+                pairs.add((int(j), i))
+            lsh.insert(str(i), m)
+        return sorted(pairs)
+
+
+def differs_in_substance(a: str, b: str) -> bool:
+    """True when ``a`` and ``b`` state different numbers, units, negations, dates or versions."""
+    return facts(a) != facts(b)

@@ -1,0 +1,163 @@
+"""Version stage: keep the version the question is about, drop (or label) the others.
+
+The target comes from the caller, else from the question text ("in Django 5.1",
+"v3.3", "Enterprise 4.2") matched against the versions present, else it is "current":
+the latest version present per document family (``doc_id``).
+
+Versions compare with :class:`packaging.version.Version`. A string that is not PEP 440
+("2024.03-lts", "Jan 2023") falls back to a natural key: runs of digits compare as
+numbers, other runs as text, and any PEP 440 version sorts after any non-PEP 440 one.
+A chunk with no version is kept and labelled ``unversioned``: we cannot know it is stale.
+
+A chunk whose *subject* is another version (release notes "Django 4.0 release notes"
+inside the 5.2 docs) still states old values as facts. With ``subject_versions`` on, such
+chunks are treated as other-version chunks unless the question names that version.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from functools import lru_cache
+from typing import Literal
+
+from packaging.version import InvalidVersion, Version
+
+from ctxassembly.chunk import Chunk
+from ctxassembly.errors import ConfigError
+from ctxassembly.stages.base import Context
+
+__all__ = ["VersionFilter", "version_key", "matches", "versions_in"]
+
+Policy = Literal["drop", "label"]
+_POLICIES = ("drop", "label")
+
+_VERSION_IN_TEXT = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+){1,3})(?![\w]|\.\d)", re.IGNORECASE)
+_SUBJECT = re.compile(
+    r"(?<![\w.])v?(\d+(?:\.\d+){1,3})\b[^>]{0,20}?\b(?:release notes|changelog|what'?s new|upgrade notes)",
+    re.IGNORECASE,
+)
+_SUBJECT_AFTER = re.compile(
+    r"\b(?:release notes|changelog|what'?s new)\b\s*(?:for|in)?\s*v?(\d+(?:\.\d+){1,3})\b",
+    re.IGNORECASE,
+)
+
+
+@lru_cache(maxsize=4096)
+def version_key(version: str) -> tuple[int, tuple[tuple[int, int | str], ...], Version | None]:
+    """Sort key: PEP 440 where it parses, a natural (digit-aware) key otherwise."""
+    try:
+        return (1, (), Version(version))
+    except InvalidVersion:
+        parts = re.findall(r"\d+|[^\d\W]+", version.casefold())
+        return (0, tuple((0, int(p)) if p.isdigit() else (1, p) for p in parts), None)
+
+
+def _key_cmp(version: str) -> tuple[object, ...]:
+    tier, natural, pep = version_key(version)
+    return (tier, pep) if pep is not None else (tier, natural)
+
+
+def matches(version: str, target: str) -> bool:
+    """``version`` is ``target`` or one of its releases ("5.1.3" matches "5.1")."""
+    v, t = version.strip().casefold().lstrip("v"), target.strip().casefold().lstrip("v")
+    return v == t or v.startswith(t + ".")
+
+
+def versions_in(text: str) -> list[str]:
+    """Version-like strings in ``text``, in order of appearance."""
+    return [m.group(1) for m in _VERSION_IN_TEXT.finditer(text)]
+
+
+def subject_version(chunk: Chunk) -> str | None:
+    """The version a chunk is *about* when its title says so (release notes, changelogs)."""
+    heading = chunk.title or ""
+    if chunk.section:
+        heading += " > " + chunk.section.split(" > ")[0]
+    for pattern in (_SUBJECT, _SUBJECT_AFTER):
+        m = pattern.search(heading)
+        if m:
+            return m.group(1)
+    return None
+
+
+def resolve_target(question: str, present: Iterable[str]) -> str | None:
+    """The first version named in ``question`` that some chunk has (or is a release of)."""
+    present = [p for p in present if p]
+    for named in versions_in(question):
+        if any(matches(p, named) for p in present):
+            return named
+    return None
+
+
+class VersionFilter:
+    """Keep chunks of the target version (or the current one); drop or label the rest.
+
+    :param policy: ``"drop"`` removes other-version chunks with reason ``superseded``
+        (a newer version of the same document was kept: detail ``superseded_by``) or
+        ``other_version``; ``"label"`` keeps them with ``meta["status"]`` set to
+        ``superseded``/``other_version`` so the model sees the conflict.
+    :param subject_versions: treat release notes of another version as other-version.
+    :raises ConfigError: an unknown policy.
+    """
+
+    name = "version"
+
+    def __init__(self, policy: Policy = "drop", *, subject_versions: bool = True) -> None:
+        if policy not in _POLICIES:
+            raise ConfigError(f"version policy must be one of {_POLICIES}, got {policy!r}")
+        self.policy = policy
+        self.subject_versions = subject_versions
+
+    def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
+        present = sorted({c.version for c in chunks if c.version}, key=_key_cmp)
+        target, how = ctx.target_version, "caller"
+        if target is None:
+            target = resolve_target(ctx.question, present)
+            how = "question"
+        named = set(versions_in(ctx.question))
+        if target is not None:
+            ctx.target_version = target
+        latest: dict[str, str] = {}
+        if target is None:
+            how = "current"
+            for c in chunks:
+                if c.version:
+                    family = c.doc_id or c.id
+                    if family not in latest or _key_cmp(c.version) > _key_cmp(latest[family]):
+                        latest[family] = c.version
+        ctx.report.note(self.name, "target", version=target, how=how, present=present)
+        ctx.report.target_version = target if target is not None else (present[-1] if present else None)
+
+        fates: list[tuple[Chunk, str, dict[str, str]]] = []  # (chunk, status, detail)
+        for c in chunks:
+            if not c.version:
+                fates.append((c, "unversioned", {}))
+                continue
+            want = target if target is not None else latest[c.doc_id or c.id]
+            if not matches(c.version, want):
+                status = "superseded" if _key_cmp(c.version) < _key_cmp(want) else "other_version"
+                fates.append((c, status, {"version": c.version, "target": want}))
+                continue
+            subject = subject_version(c) if self.subject_versions else None
+            if subject is not None and not matches(subject, want) and not any(matches(subject, n) for n in named):
+                fates.append((c, "other_version", {"describes": subject, "target": want}))
+                continue
+            fates.append((c, "current", {}))
+
+        current: dict[str, str] = {}
+        for c, status, _ in fates:
+            if status == "current":
+                current.setdefault(c.doc_id or c.id, c.id)
+        out: list[Chunk] = []
+        for c, status, detail in fates:
+            if status == "superseded" and (c.doc_id or c.id) in current:
+                detail = {**detail, "superseded_by": current[c.doc_id or c.id]}
+            if status in ("current", "unversioned"):
+                out.append(c.with_meta(status=status))
+            elif self.policy == "drop":
+                ctx.report.drop(c, self.name, status, **detail)
+            else:
+                labels = {k: v for k, v in detail.items() if k not in ("target", "version")}
+                out.append(c.with_meta(status=status, **labels))
+        return out
