@@ -137,7 +137,7 @@ class Chunk:
             raise ChunkError(
                 f"end {values['end']} is before start {values['start']}", field="end", chunk=repr(chunk_id)
             )
-        known = {f.name for f in fields(cls)}
+        known = _FIELD_NAMES
         extra = {k: v for k, v in data.items() if k not in known}
         given_meta = data.get("meta") or {}
         if not isinstance(given_meta, Mapping):
@@ -157,6 +157,9 @@ class Chunk:
     def with_meta(self, **changes: Any) -> Chunk:
         """A copy whose metadata has ``changes`` applied."""
         return replace(self, meta=self.meta.updated(**changes))
+
+
+_FIELD_NAMES = frozenset(f.name for f in fields(Chunk))
 
 
 def _where(data: object, index: int | None) -> str:

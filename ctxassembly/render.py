@@ -50,7 +50,8 @@ def unescape_body(text: str) -> str:
 
 
 def _attr(value: str) -> str:
-    return html.escape(value, quote=True).replace("\n", "&#10;").replace("\r", "&#13;").replace("\t", "&#9;")
+    value = value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+    return value.replace("\n", "&#10;").replace("\r", "&#13;").replace("\t", "&#9;")
 
 
 def labels(chunk: Chunk) -> dict[str, str]:

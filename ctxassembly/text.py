@@ -33,6 +33,12 @@ def words(text: str) -> list[str]:
 
 
 @lru_cache(maxsize=16384)
+def word_bag(text: str) -> Counter[str]:
+    """Word counts of ``text`` (cached: candidates repeat across calls; do not mutate)."""
+    return Counter(words(text))
+
+
+@lru_cache(maxsize=16384)
 def shingles(text: str, k: int = 5) -> frozenset[int]:
     """Hashed word ``k``-shingles of ``text`` (a text shorter than k is one shingle)."""
     w = words(normalize(text))
@@ -95,7 +101,7 @@ class Lexical:
 
     def __init__(self, texts: Sequence[str], *, k1: float = 1.2, b: float = 0.75) -> None:
         self.k1, self.b = k1, b
-        self.bags = [Counter(words(t)) for t in texts]
+        self.bags = [word_bag(t) for t in texts]
         self.lengths = [sum(bag.values()) for bag in self.bags]
         self.avg = (sum(self.lengths) / len(self.lengths)) if self.lengths else 1.0
         df: Counter[str] = Counter()

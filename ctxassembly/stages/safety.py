@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import replace
+from functools import lru_cache
 from typing import Literal
 
 from ctxassembly.chunk import Chunk
@@ -77,12 +78,16 @@ def _unmask(text: str) -> str:
     return text.translate(_HOMOGLYPHS)
 
 
-def find_injections(text: str) -> list[tuple[int, int, str]]:
+@lru_cache(maxsize=16384)
+def find_injections(text: str) -> tuple[tuple[int, int, str], ...]:
     """Spans ``(start, end, rule)`` of the sentences in ``text`` that look like injections.
 
     Spans are in ``text``'s own coordinates, so cutting them leaves everything else
-    byte-for-byte as it was.
+    byte-for-byte as it was. Results are cached by text: retrieved chunks repeat.
     """
+    whole = _unmask(text)
+    if not any(pattern.search(whole) for _, pattern in _RULES):
+        return ()  # the common case, decided with one pass per rule
     spans: list[tuple[int, int, str]] = []
     start = 0
     bounds = [m.end() for m in _SENTENCE_END.finditer(text)] + [len(text)]
@@ -96,7 +101,7 @@ def find_injections(text: str) -> list[tuple[int, int, str]]:
                 spans.append((start, end, rule))
                 break
         start = end
-    return spans
+    return tuple(spans)
 
 
 class Safety:

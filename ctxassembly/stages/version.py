@@ -34,11 +34,11 @@ _POLICIES = ("drop", "label")
 
 _VERSION_IN_TEXT = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+){1,3})(?![\w]|\.\d)", re.IGNORECASE)
 _SUBJECT = re.compile(
-    r"(?<![\w.])v?(\d+(?:\.\d+){1,3})\b[^>]{0,20}?\b(?:release notes|changelog|what'?s new|upgrade notes)",
+    r"(?<![\w.])v?(\d+(?:\.\d+){1,3})\b[^>]{0,20}?\b(?:release notes|changelog|what[’']?s new|upgrade notes)",
     re.IGNORECASE,
 )
 _SUBJECT_AFTER = re.compile(
-    r"\b(?:release notes|changelog|what'?s new)\b\s*(?:for|in)?\s*v?(\d+(?:\.\d+){1,3})\b",
+    r"\b(?:release notes|changelog|what[’']?s new)\b\s*(?:for|in)?\s*(?:[A-Z][\w-]*\s+)?v?(\d+(?:\.\d+){1,3})\b",
     re.IGNORECASE,
 )
 

