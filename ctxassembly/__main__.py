@@ -1,0 +1,3 @@
+from ctxassembly.cli import main
+
+main()
