@@ -44,7 +44,7 @@ class Dedup:
         threshold: float | None = 0.8,
         shingle: int = 5,
         lsh_from: int = 200,
-        num_perm: int = 64,
+        num_perm: int = 128,
         guard: Callable[[str, str], bool] | None = None,
     ) -> None:
         if threshold is not None and not 0 < threshold <= 1:

@@ -47,7 +47,7 @@ _RULES: list[tuple[str, re.Pattern[str]]] = [
     ("new_instructions", re.compile(r"\b(?:new|updated|real|actual)\s+instructions?\s*:", re.I)),
     ("role_marker", re.compile(r"<\|\s*(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id)\s*\|?>", re.I)),
     ("role_marker", re.compile(r"\[/?INST\]|<</?SYS>>", re.I)),
-    ("role_marker", re.compile(r"(?:^|\n)\s*(?:#{1,6}\s*)?(?:system|assistant|user)\s*(?:prompt)?\s*:\s*\S", re.I)),
+    ("role_marker", re.compile(r"(?:(?:^|\n)\s*|#{1,6}\s*)(?:system|assistant|user)\s*(?:prompt)?\s*:\s*\S", re.I)),
     ("fake_tag", re.compile(r"</\s*(?:document|documents|context|source|passage|system|instructions?)\s*>|\]\]>", re.I)),
     ("role_play", re.compile(rf"\byou\s+are\s+now\b|\bact\s+as\s+(?:an?\s+)?(?:different|new|unrestricted)\b|\bfrom\s+now\s+on,?\s+(?:you|{_MODEL})\b", re.I)),
     (

@@ -1,0 +1,313 @@
+"""Model loading and embedding caches for the model-backed stages (extra ``models``).
+
+Everything heavy (torch, sentence-transformers, transformers) is imported inside
+functions: importing ctxassembly never loads a model library. A stage checks that the
+library is importable when it is built (:func:`require`) and loads weights on first use.
+
+A model is named by an instance, a local path or a hub name. For a string the kind is
+read from the saved config, not guessed from the name: a folder with
+``modules.json``/``config_sentence_transformers.json`` is a sentence-transformers
+bi-encoder; a ``config.json`` whose architecture ends in ``ForSequenceClassification``
+is a cross-encoder (:func:`model_kind`).
+
+:class:`Embedder` wraps a bi-encoder (or any ``texts -> vectors`` callable) with a
+bounded LRU cache keyed by a hash of the text, so a paragraph retrieved again for
+another question is never embedded twice. :func:`embedder_for` returns one shared
+Embedder per model, so the reranker, the semantic dedup and the extractor that use the
+same model share one cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
+
+import numpy as np
+
+from ctxassembly.errors import ConfigError, MissingExtraError
+
+__all__ = [
+    "DEFAULT_CROSS_ENCODER",
+    "DEFAULT_EMBEDDER",
+    "Embedder",
+    "embedder_for",
+    "load_cross_encoder",
+    "load_sentence_transformer",
+    "model_kind",
+    "require",
+]
+
+DEFAULT_CROSS_ENCODER = "cross-encoder/ms-marco-MiniLM-L-6-v2"
+DEFAULT_EMBEDDER = "sentence-transformers/all-MiniLM-L6-v2"
+EXTRA = "models"
+
+Kind = Literal["bi", "cross"]
+EmbedFn = Callable[[Sequence[str]], Any]
+
+
+def require(package: str = "sentence_transformers", extra: str = EXTRA) -> None:
+    """Check that ``package`` can be imported, without importing it.
+
+    :raises MissingExtraError: it is not installed (the message names the extra).
+    """
+    if importlib.util.find_spec(package) is None:
+        raise MissingExtraError(package.replace("_", "-"), extra)
+
+
+def _import_st() -> Any:
+    require()
+    try:
+        import sentence_transformers
+    except ImportError as e:  # installed but broken (e.g. a torch mismatch)
+        raise MissingExtraError("sentence-transformers", EXTRA) from e
+    return sentence_transformers
+
+
+def is_sentence_transformer(obj: object) -> bool:
+    """True for a ``SentenceTransformer`` instance (checked without importing the library)."""
+    return any(
+        t.__name__ == "SentenceTransformer" and t.__module__.startswith("sentence_transformers")
+        for t in type(obj).__mro__
+    )
+
+
+def is_cross_encoder(obj: object) -> bool:
+    """True for a sentence-transformers ``CrossEncoder`` instance."""
+    return any(
+        t.__name__ == "CrossEncoder" and t.__module__.startswith("sentence_transformers") for t in type(obj).__mro__
+    )
+
+
+def model_kind(spec: str) -> Kind:
+    """``"bi"`` or ``"cross"`` for a local model folder or a hub name, from its saved config.
+
+    A hub name is resolved through the local Hugging Face cache (no download here);
+    ``cross-encoder/...`` names are cross-encoders by the hub's convention.
+
+    :raises ConfigError: the folder is not a model, or its kind cannot be determined.
+    """
+    if os.path.isdir(spec):
+        return _kind_from_files(lambda name: os.path.join(spec, name) if os.path.isfile(os.path.join(spec, name)) else None, spec)
+    if os.path.exists(spec):
+        raise ConfigError(f"model path {spec!r} is a file; expected a model folder or a hub name")
+    if spec.startswith(("./", "../", "/", "~")):
+        raise ConfigError(f"model path {spec!r} does not exist; expected a model folder or a hub name")
+
+    def cached(name: str) -> str | None:
+        try:
+            from huggingface_hub import try_to_load_from_cache
+        except ImportError:
+            return None
+        found = try_to_load_from_cache(spec, name)
+        return found if isinstance(found, str) else None
+
+    try:
+        return _kind_from_files(cached, spec)
+    except ConfigError:
+        if spec.startswith("cross-encoder/"):
+            return "cross"
+        if spec.startswith("sentence-transformers/"):
+            return "bi"
+        raise
+
+
+def _kind_from_files(find: Callable[[str], str | None], spec: str) -> Kind:
+    if find("modules.json") or find("config_sentence_transformers.json"):
+        return "bi"
+    config = find("config.json")
+    if config is None:
+        raise ConfigError(
+            f"cannot tell whether {spec!r} is a cross-encoder or a bi-encoder: no modules.json, "
+            "config_sentence_transformers.json or config.json found; pass a loaded model instead"
+        )
+    with open(config, encoding="utf-8") as f:
+        archs = json.load(f).get("architectures") or []
+    if any(str(a).endswith("ForSequenceClassification") for a in archs):
+        return "cross"
+    raise ConfigError(
+        f"{spec!r} has architectures {archs!r}: neither a sequence-classification cross-encoder nor a "
+        "sentence-transformers folder (modules.json); pass a loaded SentenceTransformer or CrossEncoder instead"
+    )
+
+
+_LOCK = threading.Lock()
+_LOADED: dict[tuple[str, str], Any] = {}
+
+
+def load_sentence_transformer(spec: str, device: str | None = None) -> Any:
+    """A ``SentenceTransformer`` for a path or hub name, loaded once per process.
+
+    :raises MissingExtraError: sentence-transformers is not installed.
+    """
+    st = _import_st()
+    with _LOCK:
+        key = ("bi", spec)
+        if key not in _LOADED:
+            _LOADED[key] = st.SentenceTransformer(spec, device=device)
+        return _LOADED[key]
+
+
+def load_cross_encoder(spec: str, device: str | None = None) -> Any:
+    """A ``CrossEncoder`` for a path or hub name, loaded once per process.
+
+    :raises MissingExtraError: sentence-transformers is not installed.
+    """
+    st = _import_st()
+    with _LOCK:
+        key = ("cross", spec)
+        if key not in _LOADED:
+            _LOADED[key] = st.CrossEncoder(spec, device=device)
+        return _LOADED[key]
+
+
+def text_key(text: str) -> bytes:
+    """The cache key of a text: a 16-byte BLAKE2 digest (fixed size, whatever the text)."""
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+class Embedder:
+    """Unit-length embeddings of texts, each text embedded at most once while cached.
+
+    :param model: a ``SentenceTransformer`` instance, a local path or hub name of one, or a
+        callable ``texts -> array (n, d)`` (any embedding function; vectors are normalised
+        here).
+    :param cache_size: how many texts' vectors are kept (least recently used go first).
+    :param batch_size: texts per forward pass.
+    :raises MissingExtraError: a path or name was given and sentence-transformers is missing.
+    :raises ConfigError: ``model`` is none of the above, or a bad cache size.
+    """
+
+    def __init__(self, model: object, *, cache_size: int = 50_000, batch_size: int = 64) -> None:
+        if isinstance(cache_size, bool) or not isinstance(cache_size, int) or cache_size < 0:
+            raise ConfigError(f"cache_size must be a non-negative int, got {cache_size!r}")
+        if isinstance(model, str):
+            require()
+            if not model.strip():
+                raise ConfigError("embedder model name must not be empty")
+        elif not (is_sentence_transformer(model) or callable(model)):
+            raise ConfigError(
+                f"embedder must be a SentenceTransformer, a path or hub name, or a callable texts -> vectors; "
+                f"got {type(model).__name__}"
+            )
+        self._spec = model
+        self._model: Any = None if isinstance(model, str) else model
+        self.cache_size = cache_size
+        self.batch_size = batch_size
+        self._cache: OrderedDict[bytes, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+        self.calls = 0  # forward passes (or callable calls) so far
+        self.embedded = 0  # texts embedded so far (cache misses)
+
+    @property
+    def model(self) -> Any:
+        """The underlying model, loaded on first access."""
+        if self._model is None:
+            self._model = load_sentence_transformer(str(self._spec))
+        return self._model
+
+    @property
+    def name(self) -> str:
+        return self._spec if isinstance(self._spec, str) else type(self._spec).__name__
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        model = self.model
+        if is_sentence_transformer(model):
+            out = model.encode(
+                texts, batch_size=self.batch_size, convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False
+            )
+        else:
+            out = model(texts)
+        arr = np.asarray(out, dtype=np.float32)
+        if arr.ndim != 2 or arr.shape[0] != len(texts):
+            raise ConfigError(
+                f"embedder returned shape {arr.shape} for {len(texts)} texts; expected ({len(texts)}, dim)"
+            )
+        norms = np.linalg.norm(arr, axis=1, keepdims=True)
+        return arr / np.where(norms == 0, 1.0, norms)
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit vectors ``(len(texts), dim)``; only texts not in the cache reach the model."""
+        keys = [text_key(t) for t in texts]
+        found: dict[bytes, np.ndarray] = {}
+        with self._lock:
+            for k in keys:
+                v = self._cache.get(k)
+                if v is not None:
+                    self._cache.move_to_end(k)
+                    found[k] = v
+        missing: dict[bytes, str] = {}
+        for k, t in zip(keys, texts, strict=True):
+            if k not in found and k not in missing:
+                missing[k] = t
+        if missing:
+            vectors = self._encode(list(missing.values()))
+            self.calls += 1
+            self.embedded += len(missing)
+            with self._lock:
+                for k, v in zip(missing, vectors, strict=True):
+                    found[k] = v
+                    if self.cache_size:
+                        self._cache[k] = v
+                        self._cache.move_to_end(k)
+                while len(self._cache) > self.cache_size:
+                    self._cache.popitem(last=False)
+        if not keys:
+            return np.zeros((0, 0), dtype=np.float32)
+        return np.stack([found[k] for k in keys])
+
+    def __call__(self, texts: Sequence[str]) -> np.ndarray:
+        return self.embed(texts)
+
+    def clear(self) -> None:
+        """Forget every cached vector."""
+        with self._lock:
+            self._cache.clear()
+
+    def __len__(self) -> int:
+        return len(self._cache)
+
+    def __repr__(self) -> str:
+        return f"Embedder({self.name!r}, cached={len(self._cache)})"
+
+
+_SHARED: OrderedDict[object, Embedder] = OrderedDict()
+_SHARED_MAX = 16
+
+
+def embedder_for(model: object) -> Embedder:
+    """The shared :class:`Embedder` of ``model`` (one per model instance, path or callable).
+
+    Stages built from the same model get the same Embedder, hence one cache.
+
+    :raises ConfigError: ``model`` cannot embed (see :class:`Embedder`).
+    :raises MissingExtraError: a path or name was given and sentence-transformers is missing.
+    """
+    if isinstance(model, Embedder):
+        return model
+    key: object = ("path", os.path.abspath(model)) if isinstance(model, str) and os.path.isdir(model) else (
+        ("name", model) if isinstance(model, str) else ("obj", id(model))
+    )
+    with _LOCK:
+        found = _SHARED.get(key)
+        # an id can be reused after its object is freed: check that it is the same model
+        if found is not None and (isinstance(model, str) or found._spec is model):
+            _SHARED.move_to_end(key)
+            return found
+        emb = Embedder(model)
+        _SHARED[key] = emb
+        while len(_SHARED) > _SHARED_MAX:
+            _SHARED.popitem(last=False)
+        return emb
+
+
+def cosine(query: np.ndarray, matrix: np.ndarray) -> np.ndarray:
+    """Cosine of one unit vector against the rows of a unit-row matrix."""
+    if matrix.size == 0:
+        return np.zeros(len(matrix), dtype=np.float32)
+    return matrix @ query

@@ -1,0 +1,237 @@
+"""Rerank stage: a model reads the question with each chunk and its score replaces the retriever's.
+
+Three kinds of scorer, one contract ``(query, texts) -> scores`` (higher is better):
+
+* a cross-encoder (sentence-transformers ``CrossEncoder``): reads question and chunk
+  together; the most accurate, one batched forward pass per call;
+* a bi-encoder (``SentenceTransformer``): cosine between the question's and the chunk's
+  embeddings; chunk vectors come from ``meta["embedding"]`` when the caller has them,
+  otherwise from a cache shared with the semantic dedup and extract stages, so a chunk
+  retrieved again is not embedded again;
+* any callable ``(query, texts) -> scores`` (an API reranker, a test's fake scorer).
+
+A string names a local folder or hub model; whether it is a cross- or bi-encoder is
+read from its saved config (:func:`ctxassembly.models.model_kind`). Weights load on the
+first call, not at construction.
+
+The model's score replaces ``chunk.score``; the score it replaced is kept in
+``meta["pre_rerank_score"]`` (and the retriever's original in ``meta["retriever_score"]``).
+``fuse=w`` blends the model's order with the incoming order by reciprocal-rank fusion,
+``1/(k + model_rank) + w/(k + incoming_rank)``: useful when the incoming order already
+carries a strong signal (a hybrid retriever, the lexical ranking of the relevance stage).
+
+Usage::
+
+    from ctxassembly import Assembler
+    from ctxassembly.stages import Rerank
+    rerank = Rerank("cross-encoder/ms-marco-MiniLM-L-6-v2")
+    assembled = Assembler(reranker=rerank).run(question, candidates, budget=1000)
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any, Literal, cast
+
+import numpy as np
+
+from ctxassembly.chunk import Chunk
+from ctxassembly.errors import ChunkError, ConfigError
+from ctxassembly.models import (
+    DEFAULT_CROSS_ENCODER,
+    Embedder,
+    embedder_for,
+    is_cross_encoder,
+    is_sentence_transformer,
+    load_cross_encoder,
+    model_kind,
+    require,
+)
+from ctxassembly.stages.base import Context
+
+__all__ = ["Rerank", "Scorer", "chunk_vectors"]
+
+Scorer = Callable[[str, Sequence[str]], Sequence[float]]
+KindOption = Literal["auto", "bi", "cross"]
+
+
+def chunk_vectors(chunks: Sequence[Chunk], embedder: Embedder) -> np.ndarray:
+    """Unit vectors of ``chunks``: the caller's ``meta["embedding"]`` where given, else embedded
+    (through the cache) in one batch.
+
+    :raises ChunkError: a supplied embedding that is not a finite vector of the model's size.
+    """
+    given: dict[int, np.ndarray] = {}
+    for i, c in enumerate(chunks):
+        raw = c.meta.get("embedding")
+        if raw is None:
+            continue
+        v = np.asarray(raw, dtype=np.float32)
+        if v.ndim != 1 or not v.size or not np.all(np.isfinite(v)):
+            raise ChunkError(
+                f"expected a 1-d finite vector, got shape {v.shape}", field="meta.embedding", chunk=repr(c.id)
+            )
+        n = float(np.linalg.norm(v))
+        given[i] = v / n if n else v
+    todo = [i for i in range(len(chunks)) if i not in given]
+    computed = embedder.embed([chunks[i].text for i in todo]) if todo else None
+    dim = computed.shape[1] if computed is not None else next(iter(given.values())).shape[0] if given else 0
+    out = np.zeros((len(chunks), dim), dtype=np.float32)
+    for i, v in given.items():
+        if v.shape[0] != dim:
+            raise ChunkError(
+                f"has {v.shape[0]} dimensions, the embedder gives {dim}; supply vectors of the same model",
+                field="meta.embedding",
+                chunk=repr(chunks[i].id),
+            )
+        out[i] = v
+    if computed is not None:
+        out[todo] = computed
+    return out
+
+
+class Rerank:
+    """Reorder chunks by a model's relevance score.
+
+    :param model: a ``CrossEncoder`` or ``SentenceTransformer`` instance, a local path or
+        hub name of either, an :class:`~ctxassembly.models.Embedder`, or a callable
+        ``(query, texts) -> scores``. Default: ``cross-encoder/ms-marco-MiniLM-L-6-v2``.
+    :param kind: ``auto`` (read from the model), ``bi`` or ``cross`` (for a string whose
+        config cannot be read here).
+    :param fuse: weight of the incoming order in a reciprocal-rank fusion with the model's
+        order; ``None`` ranks by the model alone.
+    :param k: the reciprocal-rank constant of the fusion.
+    :param min_score: drop chunks whose model score is below it (``below_threshold``).
+    :param top_k: keep at most this many (``rank_cutoff``).
+    :param batch_size: pairs per cross-encoder forward pass.
+    :raises ConfigError: a model that is none of the above, a bad kind, fuse, k or top_k.
+    :raises MissingExtraError: a path or name was given and sentence-transformers is missing.
+    """
+
+    name = "rerank"
+    uses_model = True
+
+    def __init__(
+        self,
+        model: object = DEFAULT_CROSS_ENCODER,
+        *,
+        kind: KindOption = "auto",
+        fuse: float | None = None,
+        k: float = 10.0,
+        min_score: float | None = None,
+        top_k: int | None = None,
+        batch_size: int = 32,
+    ) -> None:
+        if kind not in ("auto", "bi", "cross"):
+            raise ConfigError(f"kind must be 'auto', 'bi' or 'cross', got {kind!r}")
+        if fuse is not None and (isinstance(fuse, bool) or not isinstance(fuse, (int, float)) or fuse < 0):
+            raise ConfigError(f"fuse must be a non-negative number or None, got {fuse!r}")
+        if k <= 0:
+            raise ConfigError(f"k must be positive, got {k!r}")
+        if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1):
+            raise ConfigError(f"top_k must be a positive int or None, got {top_k!r}")
+        if batch_size < 1:
+            raise ConfigError(f"batch_size must be a positive int, got {batch_size!r}")
+        self.fuse = fuse
+        self.k = k
+        self.min_score = min_score
+        self.top_k = top_k
+        self.batch_size = batch_size
+        self._cross: Any = None
+        self.embedder: Embedder | None = None
+        self._scorer: Scorer | None = None
+        self._spec: str | None = None
+        if isinstance(model, str):
+            require()
+            if not model.strip():
+                raise ConfigError("reranker model name must not be empty")
+            self._spec = model
+            # a local folder is checked now (cheap); a hub name when it is first used
+            self.kind: str = kind if kind != "auto" or not os.path.exists(model) else model_kind(model)
+            if self.kind == "bi":
+                self.embedder = embedder_for(model)
+        elif isinstance(model, Embedder) or is_sentence_transformer(model):
+            self.kind = "bi"
+            self.embedder = embedder_for(model)
+        elif is_cross_encoder(model):
+            self.kind = "cross"
+            self._cross = model
+        elif callable(model):
+            self.kind = "callable"
+            self._scorer = model  # type: ignore[assignment]
+        else:
+            raise ConfigError(
+                "reranker must be a CrossEncoder or SentenceTransformer (instance, path or hub name), "
+                f"an Embedder, or a callable (query, texts) -> scores; got {type(model).__name__}"
+            )
+
+    def _resolve(self) -> None:
+        """Decide the kind of a hub name and load a cross-encoder (first use only)."""
+        if self.kind == "auto" and self._spec is not None:
+            self.kind = model_kind(self._spec)
+            if self.kind == "bi":
+                self.embedder = embedder_for(self._spec)
+        if self.kind == "cross" and self._cross is None and self._spec is not None:
+            self._cross = load_cross_encoder(self._spec)
+
+    def scores(self, query: str, chunks: Sequence[Chunk]) -> list[float]:
+        """The model's score of each chunk for ``query`` (one batched model call).
+
+        :raises ConfigError: a callable that returned the wrong number of scores or a
+            non-finite score.
+        """
+        if not chunks:
+            return []
+        self._resolve()
+        texts = [c.text for c in chunks]
+        if self.kind == "bi" and self.embedder is not None:
+            q = self.embedder.embed([query])[0]
+            raw: Any = chunk_vectors(chunks, self.embedder) @ q
+        elif self.kind == "cross":
+            raw = self._cross.predict(
+                [(query, t) for t in texts], batch_size=self.batch_size, show_progress_bar=False, convert_to_numpy=True
+            )
+        else:
+            raw = cast(Scorer, self._scorer)(query, texts)  # set for kind "callable" in __init__
+        out = [float(x) for x in np.asarray(raw, dtype=np.float64).reshape(-1)]
+        if len(out) != len(chunks):
+            raise ConfigError(f"reranker returned {len(out)} scores for {len(chunks)} chunks")
+        bad = [i for i, s in enumerate(out) if not math.isfinite(s)]
+        if bad:
+            raise ConfigError(f"reranker returned a non-finite score {out[bad[0]]!r} for chunk {chunks[bad[0]].id!r}")
+        return out
+
+    def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
+        if not chunks:
+            return []
+        model = self.scores(ctx.question, chunks)
+        n = len(chunks)
+        if self.fuse:
+            by_model = sorted(range(n), key=lambda i: (-model[i], i))
+            rank = {i: r for r, i in enumerate(by_model)}
+            final = [1 / (self.k + rank[i]) + self.fuse / (self.k + i) for i in range(n)]
+        else:
+            final = model
+        order = sorted(range(n), key=lambda i: (-final[i], i))  # ties: incoming order
+        out = []
+        for i in order:
+            c = chunks[i]
+            if self.min_score is not None and model[i] < self.min_score:
+                ctx.report.drop(c, self.name, "below_threshold", score=round(model[i], 6), threshold=self.min_score)
+                continue
+            if self.top_k is not None and len(out) >= self.top_k:
+                ctx.report.drop(c, self.name, "rank_cutoff", rank=len(out), top_k=self.top_k)
+                continue
+            meta: dict[str, object] = {
+                "rerank_score": round(model[i], 6),
+                "pre_rerank_score": c.score,
+                "pre_rerank_rank": i,
+                "relevance_rank": len(out),
+            }
+            if "retriever_score" not in c.meta:
+                meta["retriever_score"] = c.score
+            out.append(replace(c, score=round(final[i], 6), meta=c.meta.updated(**meta)))
+        return out

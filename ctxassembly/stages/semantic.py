@@ -1,0 +1,94 @@
+"""Semantic dedup stage: chunks that say the same thing in other words are kept once.
+
+Two chunks are semantic duplicates when the cosine of their embeddings is at least
+``threshold`` (one matrix product over the unit vectors). The list arrives ranked, so
+the higher-ranked copy stays and lists the dropped ids in ``meta["duplicates"]``.
+
+The same guard as the text dedup applies (:func:`ctxassembly.stages.dedup.differs_in_substance`):
+paraphrases that differ in a number, unit, negation, date or version are not duplicates
+but a conflict; both stay, each naming the other in ``meta["conflicts_with"]``, and the
+arrange stage keeps them adjacent. (Embeddings are nearly blind to "3" versus "5", which
+is exactly why the guard is needed.)
+
+Vectors come from ``meta["embedding"]`` when the caller supplies them, else from the
+embedder's cache (shared with a bi-encoder reranker of the same model), so a chunk
+retrieved again for another question is not embedded again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ctxassembly.chunk import Chunk
+from ctxassembly.errors import ConfigError
+from ctxassembly.models import DEFAULT_EMBEDDER, embedder_for
+from ctxassembly.stages.base import Context
+from ctxassembly.stages.dedup import differs_in_substance
+from ctxassembly.stages.rerank import chunk_vectors
+
+__all__ = ["SemanticDedup"]
+
+
+class SemanticDedup:
+    """Drop chunks whose embedding is within ``threshold`` cosine of a higher-ranked one.
+
+    :param embedder: a ``SentenceTransformer`` (instance, path or hub name), an
+        :class:`~ctxassembly.models.Embedder`, or a callable ``texts -> vectors``.
+    :param threshold: cosine at or above which two chunks are duplicates.
+    :param guard: ``(a_text, b_text) -> bool``, True when two texts differ in substance.
+    :raises ConfigError: a threshold outside (0, 1] or an embedder that cannot embed.
+    :raises MissingExtraError: a path or name was given and sentence-transformers is missing.
+    """
+
+    name = "semantic_dedup"
+    uses_model = True
+
+    def __init__(
+        self,
+        embedder: object = DEFAULT_EMBEDDER,
+        *,
+        threshold: float = 0.95,
+        guard: Callable[[str, str], bool] | None = None,
+    ) -> None:
+        if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 < threshold <= 1:
+            raise ConfigError(f"semantic threshold must be in (0, 1], got {threshold!r}")
+        self.embedder = embedder_for(embedder)
+        self.threshold = float(threshold)
+        self.guard = differs_in_substance if guard is None else guard
+
+    def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
+        if len(chunks) < 2:
+            return chunks
+        vectors = chunk_vectors(chunks, self.embedder)
+        sim = vectors @ vectors.T
+        close = np.triu(sim >= self.threshold - 1e-6, k=1)  # pairs i < j only
+        removed: set[int] = set()
+        dups: dict[int, list[str]] = {}
+        conflicts: dict[int, list[str]] = {}
+        for i, j in zip(*np.nonzero(close), strict=True):  # row-major: i ascending, i.e. best first
+            i, j = int(i), int(j)
+            if i in removed or j in removed:
+                continue
+            if self.guard(chunks[i].text, chunks[j].text):
+                conflicts.setdefault(i, []).append(chunks[j].id)
+                conflicts.setdefault(j, []).append(chunks[i].id)
+                continue
+            removed.add(j)
+            ctx.report.drop(
+                chunks[j], self.name, "duplicate", duplicate_of=chunks[i].id, kind="semantic", cosine=round(float(sim[i, j]), 4)
+            )
+            dups.setdefault(i, []).extend([chunks[j].id, *chunks[j].meta.get("duplicates", ())])
+        out = []
+        for i, c in enumerate(chunks):
+            if i in removed:
+                continue
+            meta: dict[str, object] = {}
+            if i in dups:
+                meta["duplicates"] = tuple(dict.fromkeys(d for d in (*c.meta.get("duplicates", ()), *dups[i]) if d != c.id))
+            if i in conflicts:
+                old = tuple(c.meta.get("conflicts_with", ()))
+                meta["conflicts_with"] = tuple(dict.fromkeys(x for x in (*old, *conflicts[i]) if x != c.id))
+            out.append(c.with_meta(**meta) if meta else c)
+        return out

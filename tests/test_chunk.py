@@ -1,0 +1,82 @@
+import json
+import math
+import pickle
+from pathlib import Path
+
+import pytest
+
+from ctxassembly import Chunk, ChunkError
+from ctxassembly.chunk import FrozenMeta
+
+pytestmark = pytest.mark.unit
+
+CORPUS_LINE = {
+    "id": "5.1:ref/databases#4", "version": "5.1", "release": "5.1.15", "doc_id": "ref/databases",
+    "title": "Databases", "section": "Databases > General notes", "start": 10, "end": 50, "tokens": 9,
+    "text": "Django supports PostgreSQL 13 and higher.",
+}
+
+
+def test_from_dict_reads_the_corpus_fields_and_keeps_the_rest_in_meta():
+    c = Chunk.from_dict(CORPUS_LINE, index=3)
+    assert (c.id, c.version, c.doc_id, c.start, c.end, c.index) == ("5.1:ref/databases#4", "5.1", "ref/databases", 10, 50, 3)
+    assert c.meta["release"] == "5.1.15" and c.meta["tokens"] == 9
+    assert c.score is None
+
+
+def test_the_bundled_corpus_loads_line_by_line():
+    path = Path(__file__).parents[1] / "ctxassembly" / "data" / "django_demo.jsonl"
+    rows = [Chunk.from_dict(json.loads(line), i) for i, line in enumerate(path.read_text().splitlines())]
+    assert len(rows) == 423 and {r.version for r in rows} == {"4.2", "5.1", "5.2"}
+
+
+@pytest.mark.parametrize(
+    ("data", "field", "where"),
+    [
+        ({"id": "a"}, "text", "'a'"),
+        ({"id": "a", "text": None}, "text", "'a'"),
+        ({"id": "a", "text": 5}, "text", "'a'"),
+        ({"id": "a", "text": b"x"}, "text", "'a'"),
+        ({"text": "x"}, "id", "<unknown>"),
+        ({"id": ["x"], "text": "x"}, "id", "<unknown>"),
+        ({"id": "a", "text": "x", "score": "high"}, "score", "'a'"),
+        ({"id": "a", "text": "x", "score": math.nan}, "score", "'a'"),
+        ({"id": "a", "text": "x", "score": math.inf}, "score", "'a'"),
+        ({"id": "a", "text": "x", "title": 3}, "title", "'a'"),
+        ({"id": "a", "text": "x", "start": -1}, "start", "'a'"),
+        ({"id": "a", "text": "x", "start": 5, "end": 2}, "end", "'a'"),
+        ({"id": "a", "text": "x", "meta": [1]}, "meta", "'a'"),
+        ({"id": "a", "text": "x", "meta": {1: "x"}}, "meta", "'a'"),
+    ],
+)
+def test_bad_fields_name_the_field_and_the_chunk(data, field, where):
+    with pytest.raises(ChunkError, match=f"chunk {where}: field '{field}'") as e:
+        Chunk.from_dict(data)
+    assert e.value.field == field
+
+
+def test_a_missing_id_names_the_index_or_gets_one():
+    with pytest.raises(ChunkError, match="chunk at index 7: field 'text'"):
+        Chunk.from_dict({"title": "t"}, index=7)
+    assert Chunk.from_dict({"text": "x"}, index=7).id == "#7"
+
+
+def test_numeric_version_becomes_a_string():
+    assert Chunk.from_dict({"id": "a", "text": "x", "version": 5.1}).version == "5.1"
+
+
+def test_chunks_are_immutable_and_meta_is_read_only():
+    c = Chunk.from_dict({"id": "a", "text": "x", "acl": ["u1"]})
+    with pytest.raises(AttributeError):
+        c.text = "y"  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        c.meta["acl"] = []  # type: ignore[index]
+    d = c.with_meta(status="current")
+    assert d.meta["status"] == "current" and "status" not in c.meta
+
+
+def test_chunks_pickle_and_round_trip_through_dict():
+    c = Chunk.from_dict(CORPUS_LINE, index=0)
+    assert pickle.loads(pickle.dumps(c)) == c
+    assert Chunk.from_dict(c.to_dict() | {"meta": dict(c.meta)}, index=0) == c
+    assert isinstance(c.meta, FrozenMeta)

@@ -1,0 +1,78 @@
+import pytest
+
+from ctxassembly import ConfigError, Dedup
+from ctxassembly.stages.dedup import differs_in_substance
+from tests.conftest import chunks, context, fates
+
+pytestmark = pytest.mark.unit
+
+PARA = (
+    "The cache backend stores entries for a while and evicts the oldest ones when it is full, "
+    "which keeps memory bounded for long running processes that serve many requests each day"
+)
+
+
+def test_exact_duplicates_after_normalisation_keep_the_first_and_its_provenance():
+    cs = chunks(("a", "Hello  World"), ("b", "hello world"), ("c", "ＨＥＬＬＯ world"), ("d", "other"))
+    ctx = context()
+    out = Dedup().run(cs, ctx)
+    assert [c.id for c in out] == ["a", "d"]
+    assert out[0].meta["duplicates"] == ("b", "c")
+    assert fates(ctx) == {1: "duplicate", 2: "duplicate"}
+    assert ctx.report._fates[1].detail == {"duplicate_of": "a", "kind": "exact"}
+
+
+def test_near_duplicates_go():
+    cs = chunks(("a", PARA + "."), ("b", PARA + " as well."))
+    ctx = context()
+    assert [c.id for c in Dedup().run(cs, ctx)] == ["a"]
+    assert ctx.report._fates[1].detail["kind"] == "near"
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("The retry limit is 3 attempts", "The retry limit is 5 attempts"),
+        ("The timeout is 30 s", "The timeout is 30 ms"),
+        ("This setting is supported", "This setting is not supported"),
+        ("Released on 2024-01-02", "Released on 2024-02-02"),
+        ("Requires version 5.1", "Requires version 5.2"),
+    ],
+)
+def test_a_difference_in_substance_makes_a_conflict_not_a_duplicate(a, b):
+    assert differs_in_substance(a, b)
+    cs = chunks(("x", f"{PARA}. {a}."), ("y", f"{PARA}. {b}."))
+    ctx = context()
+    out = Dedup().run(cs, ctx)
+    assert [c.id for c in out] == ["x", "y"]
+    assert out[0].meta["conflicts_with"] == ("y",) and out[1].meta["conflicts_with"] == ("x",)
+    assert fates(ctx) == {}
+
+
+def test_threshold_none_is_exact_only():
+    cs = chunks(("a", PARA + "."), ("b", PARA + " as well."))
+    assert len(Dedup(threshold=None).run(cs, context())) == 2
+
+
+def test_lsh_path_finds_the_same_pairs_as_exact_comparison():
+    # 150 distinct paragraphs, each present twice with a different last word (Jaccard ~0.9)
+    base = [" ".join(f"t{i}w{j}" for j in range(60)) for i in range(150)]
+    texts = [f"{b} end{k}" for k in range(2) for b in base]
+    cs = chunks(*[(f"c{i}", t) for i, t in enumerate(texts)])
+    small, large = Dedup(lsh_from=10_000), Dedup(lsh_from=100)
+    a = [c.id for c in small.run(cs, context())]
+    b = [c.id for c in large.run(cs, context())]
+    assert a == b and len(a) == 150
+
+
+def test_idempotent_and_empty():
+    cs = chunks(("a", "x"), ("b", "x"), ("c", "y"))
+    once = Dedup().run(cs, context())
+    assert Dedup().run(once, context()) == once
+    assert Dedup().run([], context()) == []
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [({"threshold": 0}, r"in \(0, 1\]"), ({"threshold": 1.5}, r"in \(0, 1\]"), ({"shingle": 0}, "shingle")])
+def test_bad_config(kwargs, match):
+    with pytest.raises(ConfigError, match=match):
+        Dedup(**kwargs)

