@@ -96,12 +96,12 @@ class Relevance:
             if not weight:
                 continue
             values = self._signal(signal, live, ctx)
-            # rank 0 = best; ties share the better rank; a missing value ranks last
+            # dense ranks: 0 = best, equal values share a rank, a missing value ranks last
             order = sorted(range(len(live)), key=lambda i: (values[i] is None, -(values[i] or 0.0), i))
-            rank, prev = 0, object()
-            for pos, i in enumerate(order):
+            rank, prev = -1, object()
+            for i in order:
                 if values[i] != prev:
-                    rank, prev = pos, values[i]
+                    rank, prev = rank + 1, values[i]
                 fused[i] += weight / (self.k + rank)
         ranked = sorted(range(len(live)), key=lambda i: (-fused[i], i))  # ties: incoming order
         out = []
