@@ -26,7 +26,9 @@ def _read_candidates(path: str) -> tuple[list[dict[str, Any]], str | None]:
         return json.loads(text), None
     if text.startswith("{") and "\n{" not in text:
         obj = json.loads(text)
-        return obj.get("candidates", []), obj.get("question")
+        if "candidates" in obj:
+            return obj["candidates"], obj.get("question")
+        return [obj], None  # one line of JSONL
     return [json.loads(line) for line in text.splitlines() if line.strip()], None
 
 

@@ -29,7 +29,8 @@ class Admit:
         (a string or a collection of strings).
     :param permit: a predicate ``(chunk, principals) -> bool`` used instead of the ACL
         field; an exception inside it denies the chunk and is recorded.
-    :param enforce_acl: check permissions; on by default when principals or permit are given.
+    :param enforce_acl: check permissions. ``None`` (default): on whenever principals are
+        given (here or per call) or a permit predicate is set.
     :param scope: ``{metadata key: value | set of values | predicate}``; a chunk lacking
         the key is out of scope (``missing_scope_field``).
     """
@@ -50,16 +51,19 @@ class Admit:
         self.principals = None if principals is None else frozenset(principals)
         self.acl_field = acl_field
         self.permit = permit
-        self.enforce_acl = (principals is not None or permit is not None) if enforce_acl is None else enforce_acl
+        self.enforce_acl = enforce_acl  # None: on whenever principals (here or per call) or permit exist
         if scope is not None and not isinstance(scope, Mapping):
             raise ConfigError(f"scope must be a mapping of metadata key -> value, got {type(scope).__name__}")
         self.scope = dict(scope or {})
 
     def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
         principals = ctx.principals if ctx.principals is not None else self.principals
+        enforce = self.enforce_acl
+        if enforce is None:
+            enforce = principals is not None or self.permit is not None
         out = []
         for c in chunks:
-            denied = self._denied(c, principals) if self.enforce_acl else None
+            denied = self._denied(c, principals) if enforce else None
             if denied is not None:
                 ctx.report.drop(c, self.name, "not_permitted", why=denied)
                 continue

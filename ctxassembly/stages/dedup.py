@@ -92,8 +92,9 @@ class Dedup:
             if i in removed:
                 continue
             meta: dict[str, object] = {}
-            if dup_ids[i]:
-                meta["duplicates"] = tuple(dict.fromkeys(d for d in c.meta.get("duplicates", ()) + tuple(dup_ids[i]) if d != c.id))
+            dups = tuple(dict.fromkeys(d for d in (*c.meta.get("duplicates", ()), *dup_ids[i]) if d != c.id))
+            if dups:
+                meta["duplicates"] = dups
             if i in conflicts:
                 meta["conflicts_with"] = tuple(x for x in conflicts[i] if x != c.id)
             out.append(c.with_meta(**meta) if meta else c)

@@ -2,7 +2,8 @@
 
 The target comes from the caller, else from the question text ("in Django 5.1",
 "v3.3", "Enterprise 4.2") matched against the versions present, else it is "current":
-the latest version present per document family (``doc_id``).
+the latest version present per document family (``doc_id``; chunks without one form a
+single family).
 
 Versions compare with :class:`packaging.version.Version`. A string that is not PEP 440
 ("2024.03-lts", "Jan 2023") falls back to a natural key: runs of digits compare as
@@ -118,12 +119,12 @@ class VersionFilter:
         named = set(versions_in(ctx.question))
         if target is not None:
             ctx.target_version = target
-        latest: dict[str, str] = {}
+        latest: dict[str | None, str] = {}
         if target is None:
             how = "current"
             for c in chunks:
                 if c.version:
-                    family = c.doc_id or c.id
+                    family = c.doc_id  # chunks without a doc_id form one family
                     if family not in latest or _key_cmp(c.version) > _key_cmp(latest[family]):
                         latest[family] = c.version
         ctx.report.note(self.name, "target", version=target, how=how, present=present)
@@ -134,7 +135,7 @@ class VersionFilter:
             if not c.version:
                 fates.append((c, "unversioned", {}))
                 continue
-            want = target if target is not None else latest[c.doc_id or c.id]
+            want = target if target is not None else latest[c.doc_id]
             if not matches(c.version, want):
                 status = "superseded" if _key_cmp(c.version) < _key_cmp(want) else "other_version"
                 fates.append((c, status, {"version": c.version, "target": want}))

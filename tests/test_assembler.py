@@ -1,0 +1,137 @@
+import asyncio
+import copy
+import json
+
+import pytest
+
+from ctxassembly import Assembler, Chunk, ChunkError, ConfigError, assemble
+from ctxassembly.demo import SAMPLE_QUESTIONS, retriever
+from ctxassembly.text import normalize
+from ctxassembly.tokens import get_counter
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.fixture(scope="module")
+def records(bench_dir):
+    path = bench_dir / "data" / "django" / "questions.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_a_real_benchmark_record(records):
+    rec = records[0]
+    before = copy.deepcopy(rec["candidates"])
+    result = assemble(rec["question"], rec["candidates"], budget=1000)
+    assert rec["candidates"] == before  # inputs never mutated
+    assert {c.version for c in result.chunks} == {"5.1"}
+    assert len({normalize(c.text) for c in result.chunks}) == len(result.chunks)
+    assert get_counter()(result.text) <= 1000 == result.report.budget
+    assert result.report.tokens_after == get_counter()(result.text)
+    assert len(result.report.decisions) == 40
+    assert [d.position for d in result.report.kept] == list(range(len(result.chunks)))
+    assert "870,000" in result.text
+    assert result.report.tokens_before > 5 * result.report.tokens_after
+    json.dumps(result.report.to_dict())
+    assert "kept @0" in result.report.table()
+
+
+def test_planted_injections_never_pass(records):
+    for rec in (r for r in records if r["planted_injection"]):
+        result = assemble(rec["question"], rec["candidates"], budget=2000)
+        assert rec["injection_sentence"] not in result.text
+        assert rec["injection_sentence"] not in result.prompt()
+
+
+def test_every_option_changes_something_and_reports_it(records):
+    rec = records[5]
+    base = assemble(rec["question"], rec["candidates"], budget=1000)
+    labelled = assemble(rec["question"], rec["candidates"], budget=3000, version_policy="label")
+    assert any(c.meta["status"] != "current" for c in labelled.chunks)
+    assert assemble(rec["question"], rec["candidates"], budget=1000, order="relevance").chunks[0].id == base.chunks[0].id
+    ev = assemble(rec["question"], rec["candidates"], budget=1000, format="evidence")
+    assert ev.text.startswith("[E1]")
+    capped = assemble(rec["question"], rec["candidates"], budget=3000, max_per_doc=1)
+    assert len({c.doc_id for c in capped.chunks}) == len(capped.chunks)
+    reserved = assemble(rec["question"], rec["candidates"], budget=1000, reserve=600)
+    assert reserved.report.tokens_after <= 400
+    acl = assemble(rec["question"], rec["candidates"], budget=1000, principals=["alice"])
+    assert acl.chunks == [] and acl.report.reasons == {"not_permitted": 40}
+
+
+def test_custom_stage_list():
+    from ctxassembly import Dedup, Select
+
+    a = Assembler(stages=[Dedup(), Select()])
+    out = a.run("q", [{"id": "a", "text": "x"}, {"id": "b", "text": "x"}], budget=50)
+    assert [c.id for c in out.chunks] == ["a"]
+    with pytest.raises(ConfigError, match="has no name and run"):
+        Assembler(stages=[object()])  # type: ignore[list-item]
+
+
+def test_demo_retriever_feeds_the_assembler():
+    q, answer, wrong = SAMPLE_QUESTIONS[0]
+    cands = retriever().retrieve(q)
+    assert len(cands) == 40 and len({c["version"] for c in cands}) == 3
+    result = assemble(q, cands, budget=1000)
+    assert answer in result.text and not any(w in result.text for w in wrong)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"budget": 0}, ConfigError, "budget must be a positive int"),
+        ({"budget": 10.5}, ConfigError, "budget must be a positive int"),
+        ({"budget": 100, "target_version": ""}, ConfigError, "target_version"),
+        ({"budget": 100, "principals": "alice"}, ConfigError, "collection of strings"),
+        ({"budget": 100, "colour": "red"}, ConfigError, "valid options: .*budget|valid options"),
+        ({"budget": 100, "order": "random"}, ConfigError, "order must be one of"),
+    ],
+)
+def test_bad_calls(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        assemble("q", [{"id": "a", "text": "x"}], **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("items", "match"),
+    [
+        ([{"id": "a", "text": None}], "chunk 'a': field 'text'"),
+        ([{"id": "a", "text": "x"}, 3], "chunk at index 1"),
+        ({"id": "a", "text": "x"}, "got a single dict"),
+        ("text", "got a single str"),
+    ],
+)
+def test_bad_chunks(items, match):
+    with pytest.raises(ChunkError, match=match):
+        assemble("q", items, budget=100)
+
+
+def test_question_must_be_a_string():
+    with pytest.raises(ConfigError, match="question must be a str"):
+        assemble(None, [], budget=10)  # type: ignore[arg-type]
+
+
+def test_empty_input_and_tiny_budget():
+    assert assemble("q", [], budget=10).chunks == []
+    tiny = assemble("q", [{"id": "a", "text": "some text"}], budget=3)
+    assert tiny.chunks == [] and tiny.report.reasons == {"over_budget": 1}
+
+
+def test_duplicate_ids_with_different_texts_are_both_candidates_and_noted():
+    result = assemble("q", [{"id": "a", "text": "one"}, {"id": "a", "text": "two"}], budget=200)
+    assert len(result.chunks) == 2
+    assert [n["event"] for n in result.report.notes].count("id_conflict") == 1
+
+
+def test_chunk_objects_are_accepted_and_not_changed():
+    c = Chunk(id="a", text="x")
+    result = assemble("q", [c], budget=100)
+    assert result.chunks[0].index == 0 and c.index is None
+
+
+def test_async_matches_sync(records):
+    rec = records[3]
+    a = Assembler()
+    sync = a.run(rec["question"], rec["candidates"], budget=800)
+    result = asyncio.run(a.arun(rec["question"], rec["candidates"], budget=800))
+    assert [c.id for c in result.chunks] == [c.id for c in sync.chunks] and result.text == sync.text

@@ -1,0 +1,36 @@
+import pytest
+
+from ctxassembly import ConfigError, Select
+from tests.conftest import chunks, context, fates
+
+pytestmark = pytest.mark.unit
+
+
+def test_skip_not_break():
+    cs = chunks(("a", "word " * 50), ("big", "word " * 500), ("c", "word " * 30))
+    ctx = context(budget=100)
+    out = Select().run(cs, ctx)
+    assert [c.id for c in out] == ["a", "c"]
+    assert fates(ctx) == {1: "over_budget"}
+    assert ctx.state["selected_tokens"] <= 100
+
+
+def test_reserve_and_per_document_cap():
+    cs = chunks({"id": "a", "text": "x " * 40, "doc_id": "d"}, {"id": "b", "text": "y " * 40, "doc_id": "d"},
+                {"id": "c", "text": "z " * 40, "doc_id": "e"})
+    ctx = context(budget=200)
+    assert [c.id for c in Select(max_per_doc=1).run(cs, ctx)] == ["a", "c"]
+    assert fates(ctx) == {1: "doc_cap"}
+    assert [c.id for c in Select(reserve=150).run(cs, context(budget=200))] == ["a"]
+
+
+def test_custom_cost_and_empty():
+    cs = chunks(("a", "x"), ("b", "y"))
+    assert len(Select(cost=lambda c, ctx: 60).run(cs, context(budget=100))) == 1
+    assert Select().run([], context()) == []
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [({"reserve": -1}, "reserve"), ({"max_per_doc": 0}, "max_per_doc")])
+def test_bad_config(kwargs, match):
+    with pytest.raises(ConfigError, match=match):
+        Select(**kwargs)
