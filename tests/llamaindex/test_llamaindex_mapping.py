@@ -1,0 +1,340 @@
+"""Unit tests of the node <-> chunk mapping and the postprocessor on hand-made real nodes."""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from llama_index.core.bridge.pydantic import Field
+from llama_index.core.instrumentation import get_dispatcher
+from llama_index.core.instrumentation.event_handlers import BaseEventHandler
+from llama_index.core.instrumentation.events import BaseEvent
+from llama_index.core.schema import (
+    ImageNode,
+    MetadataMode,
+    Node,
+    NodeRelationship,
+    NodeWithScore,
+    RelatedNodeInfo,
+    TextNode,
+)
+
+import llamaindex_ctxassembly
+from ctxassembly.errors import ChunkError, ConfigError
+from ctxassembly.tokens import get_counter
+from llamaindex_ctxassembly import (
+    INTERNAL_KEYS,
+    ContextAssemblyEvent,
+    ContextAssemblyPostprocessor,
+    MetadataKeys,
+    nodes_to_chunks,
+)
+
+pytestmark = pytest.mark.unit
+
+Q = "Which database backends are supported in Django 4.2?"
+WORDS = ("alpha", "beta", "gamma", "delta")  # none of them in Q: the lexical signal ties
+
+
+def text_node(nid: str, text: str, **meta: Any) -> TextNode:
+    return TextNode(id_=nid, text=text, metadata=meta)
+
+
+def scored(*pairs: tuple[TextNode | Any, float | None]) -> list[NodeWithScore]:
+    return [NodeWithScore(node=n, score=s) for n, s in pairs]
+
+
+def llm_view(nodes: list[NodeWithScore]) -> str:
+    return "\n\n".join(n.node.get_content(metadata_mode=MetadataMode.LLM) for n in nodes)
+
+
+class Collect(BaseEventHandler):
+    events: list[BaseEvent] = Field(default_factory=list)
+
+    def handle(self, event: BaseEvent, **kwargs: Any) -> None:
+        if isinstance(event, ContextAssemblyEvent):
+            self.events.append(event)
+
+
+@pytest.fixture
+def collector() -> Iterator[Collect]:
+    root = get_dispatcher()
+    handler = Collect()
+    root.add_event_handler(handler)
+    yield handler
+    root.event_handlers = [h for h in root.event_handlers if h is not handler]
+
+
+def test_public_surface() -> None:
+    assert sorted(llamaindex_ctxassembly.__all__) == [
+        "ContextAssemblyEvent",
+        "ContextAssemblyPostprocessor",
+        "INTERNAL_KEYS",
+        "MetadataKeys",
+        "nodes_to_chunks",
+        "to_nodes",
+    ]
+
+
+# -- mapping -----------------------------------------------------------------------------
+def test_default_keys_become_chunk_fields_and_the_rest_meta() -> None:
+    node = TextNode(
+        id_="n1",
+        text="SQLite 3.21.0 and later.",
+        metadata={"version": "4.2", "title": "Databases", "section": "SQLite", "date": "2023-04-03",
+                  "doc_id": "ref/databases", "acl": ["staff"]},
+        start_char_idx=10,
+        end_char_idx=34,
+    )
+    [record] = nodes_to_chunks(scored((node, 0.7)), MetadataKeys())
+    assert record == {
+        "id": "n1", "text": "SQLite 3.21.0 and later.", "score": 0.7, "version": "4.2", "title": "Databases",
+        "section": "SQLite", "date": "2023-04-03", "doc_id": "ref/databases", "start": 10, "end": 34,
+        "meta": {"acl": ["staff"]},
+    }
+
+
+def test_configurable_keys_drive_version_and_labels() -> None:
+    keys = {"version_key": "release", "title_key": "page", "section_key": "heading", "doc_id_key": "source"}
+    nodes = scored(
+        (text_node("new", "PostgreSQL 14 and higher.", release="5.2", page="Databases", heading="PostgreSQL",
+                   source="db"), 0.9),
+        (text_node("old", "PostgreSQL 12 and higher.", release="4.2", page="Databases", heading="PostgreSQL",
+                   source="db"), 0.8),
+    )
+    pp = ContextAssemblyPostprocessor(budget=500, **keys)
+    out = pp.postprocess_nodes(nodes, query_str=Q)
+    assert [n.node.node_id for n in out] == ["old"]
+    assert out[0].node.get_content(metadata_mode=MetadataMode.LLM).startswith(
+        "page: Databases\nheading: PostgreSQL\nrelease: 4.2\nstatus: current\n\nPostgreSQL 12"
+    )
+    assert pp.last_report.fate(0).reason == "other_version"
+
+
+def test_doc_id_falls_back_to_ref_doc_id_and_metadata_wins() -> None:
+    sourced = TextNode(id_="a", text="x", relationships={NodeRelationship.SOURCE: RelatedNodeInfo(node_id="doc-7")})
+    both = TextNode(id_="b", text="y", metadata={"doc_id": "meta-doc"},
+                    relationships={NodeRelationship.SOURCE: RelatedNodeInfo(node_id="doc-7")})
+    records = nodes_to_chunks(scored((sourced, 1.0), (both, 1.0), (text_node("c", "z"), 1.0)), MetadataKeys())
+    assert [r["doc_id"] for r in records] == ["doc-7", "meta-doc", None]
+
+
+def test_date_objects_become_iso_labels() -> None:
+    [record] = nodes_to_chunks(scored((text_node("d", "t", date=dt.date(2024, 4, 3)), 1.0)), MetadataKeys())
+    assert record["date"] == "2024-04-03"
+
+
+def test_none_scores_pass_through_and_rank_by_order() -> None:
+    nodes = scored(*((text_node(f"n{i}", f"passage {w} about cats"), None) for i, w in enumerate(WORDS)))
+    assert [r["score"] for r in nodes_to_chunks(nodes, MetadataKeys())] == [None] * 4
+    pp = ContextAssemblyPostprocessor(budget=1000, order="relevance")
+    out = pp.postprocess_nodes(nodes, query_str=Q)
+    assert [n.node.node_id for n in out] == ["n0", "n1", "n2", "n3"]
+    assert all(isinstance(n.score, float) for n in out)
+    assert [n.node.metadata["assembly_retriever_score"] for n in out] == [None] * 4
+
+
+def test_missing_metadata_is_kept_unversioned() -> None:
+    out = ContextAssemblyPostprocessor(budget=300).postprocess_nodes(scored((text_node("bare", "Plain text."), 0.5)),
+                                                                     query_str=Q)
+    assert out[0].node.get_content(metadata_mode=MetadataMode.LLM) == "status: unversioned\n\nPlain text."
+
+
+def test_empty_list_gives_empty_list_a_report_and_an_event(collector: Collect) -> None:
+    pp = ContextAssemblyPostprocessor(budget=300)
+    assert pp.postprocess_nodes([], query_str=Q) == []
+    assert pp.last_report is not None
+    assert pp.last_report.decisions == []
+    assert collector.events[-1].node_ids == []
+
+
+@pytest.mark.parametrize(
+    ("node", "match"),
+    [
+        (ImageNode(id_="img-1", image="aGVsbG8="), r"chunk 'img-1': field 'text': ImageNode has no text"),
+        (Node(id_="mm-1"), r"chunk 'mm-1': field 'text': Node has no text"),
+    ],
+)
+def test_non_text_node_is_a_clear_error(node: Any, match: str) -> None:
+    with pytest.raises(ChunkError, match=match):
+        ContextAssemblyPostprocessor(budget=300).postprocess_nodes(scored((node, 1.0)), query_str=Q)
+
+
+def test_captioned_image_node_is_text() -> None:
+    node = ImageNode(id_="img-2", image="aGVsbG8=", text="A diagram of the request cycle.")
+    out = ContextAssemblyPostprocessor(budget=300).postprocess_nodes(scored((node, 1.0)), query_str=Q)
+    assert out[0].node.text == "A diagram of the request cycle."
+
+
+def test_item_that_is_not_node_with_score_is_named() -> None:
+    with pytest.raises(ChunkError, match=r"chunk at index 0: field '<node>': expected a NodeWithScore, got TextNode"):
+        ContextAssemblyPostprocessor(budget=300).postprocess_nodes([text_node("n", "t")], query_str=Q)
+
+
+def test_bad_metadata_value_names_the_node() -> None:
+    with pytest.raises(ChunkError, match=r"chunk 'n9': field 'title': expected str or None, got list"):
+        ContextAssemblyPostprocessor(budget=300).postprocess_nodes(
+            scored((text_node("n9", "t", title=["a"]), 1.0)), query_str=Q
+        )
+
+
+# -- the postprocessor on real nodes -----------------------------------------------------
+def _db_nodes() -> list[NodeWithScore]:
+    """Two adjacent passages of one document (offsets touch) and an exact copy elsewhere."""
+    common = {"version": "4.2", "title": "Databases", "doc_id": "ref/databases"}
+    first = TextNode(id_="db#0", text="Django supports PostgreSQL, MariaDB, MySQL, Oracle and SQLite.",
+                     metadata={**common, "section": "Databases"}, start_char_idx=0, end_char_idx=63,
+                     excluded_llm_metadata_keys=["doc_id"], embedding=[0.1, 0.2])
+    second = TextNode(id_="db#1", text="\nDjango 4.2 supports SQLite 3.21.0 and later.",
+                      metadata={**common, "section": "Databases > SQLite"}, start_char_idx=63, end_char_idx=108)
+    return scored((first, 0.9), (second, 0.7))
+
+
+def test_merges_adjacent_nodes_into_one_copy() -> None:
+    nodes = _db_nodes()
+    out = ContextAssemblyPostprocessor(budget=500).postprocess_nodes(nodes, query_str=Q)
+    assert len(out) == 1
+    merged = out[0].node
+    assert merged.node_id == "db#0"
+    assert merged.text == nodes[0].node.text + nodes[1].node.text
+    assert (merged.start_char_idx, merged.end_char_idx) == (0, 108)
+    assert merged.embedding is None  # it described the shorter text
+    assert merged.metadata["assembly_merged_from"] == ["db#0", "db#1"]
+    assert merged.metadata["assembly_report"]["reasons"] == {"kept": 1, "merged": 1}
+
+
+def test_duplicates_leave_one_copy_that_names_the_other() -> None:
+    text = "Django supports PostgreSQL, MariaDB, MySQL, Oracle and SQLite."
+    nodes = scored((text_node("a", text, version="4.2"), 0.9), (text_node("b", text, version="4.2"), 0.8))
+    out = ContextAssemblyPostprocessor(budget=500).postprocess_nodes(nodes, query_str=Q)
+    assert len(out) == 1
+    other = ({"a", "b"} - {out[0].node.node_id}).pop()
+    assert out[0].node.metadata["assembly_duplicates"] == [other]
+
+
+def test_never_mutates_the_input_nodes() -> None:
+    nodes = _db_nodes()
+    snapshot = copy.deepcopy(nodes)
+    ids = [id(n.node) for n in nodes]
+    out = ContextAssemblyPostprocessor(budget=500).postprocess_nodes(nodes, query_str=Q)
+    assert [n.model_dump() for n in nodes] == [n.model_dump() for n in snapshot]
+    assert [id(n.node) for n in nodes] == ids
+    assert all(o.node is not n.node for o in out for n in nodes)
+    assert all(o.node.metadata is not n.node.metadata for o in out for n in nodes)
+
+
+def test_internal_keys_hidden_from_llm_and_embedding_views() -> None:
+    out = ContextAssemblyPostprocessor(budget=500).postprocess_nodes(_db_nodes(), query_str=Q)
+    node = out[0].node
+    llm, embed = node.get_content(metadata_mode=MetadataMode.LLM), node.get_content(metadata_mode=MetadataMode.EMBED)
+    assert llm.startswith("title: Databases\nsection: Databases\nversion: 4.2\nstatus: current\n\nDjango supports")
+    assert "assembly_" not in llm
+    assert "doc_id" not in llm
+    assert "assembly_" not in embed
+    assert "status" not in embed
+    assert set(INTERNAL_KEYS) & set(node.metadata) <= set(node.excluded_embed_metadata_keys)
+
+
+def test_labels_only_false_keeps_the_users_own_llm_keys() -> None:
+    nodes = scored((text_node("n", "Text.", version="4.2", author="ada", internal="x"), 1.0))
+    nodes[0].node.excluded_llm_metadata_keys = ["internal"]
+    out = ContextAssemblyPostprocessor(budget=500, labels_only=False).postprocess_nodes(nodes, query_str=Q)
+    llm = out[0].node.get_content(metadata_mode=MetadataMode.LLM)
+    assert "author: ada" in llm
+    assert "internal" not in llm
+    assert "assembly_" not in llm
+
+
+def test_budget_holds_on_the_llm_view_even_with_a_long_template() -> None:
+    nodes = scored(*((text_node(f"p{i}", f"Paragraph {i} on database backend number {i}. " * 8), 1.0 - i / 10)
+                     for i in range(6)))
+    template = "SOURCE FOLLOWS. " * 40 + "\n{metadata_str}\n\n{content}"
+    pp = ContextAssemblyPostprocessor(budget=700, text_template=template)
+    out = pp.postprocess_nodes(nodes, query_str=Q)
+    report = pp.last_report
+    assert out
+    assert get_counter()(llm_view(out)) <= 700
+    late = [d for d in report.decisions if d.stage == "llamaindex"]
+    assert late
+    assert all(d.reason == "over_budget" for d in late)
+    kept = report.kept
+    assert [d.id for d in kept] == [n.node.node_id for n in out]
+    assert [d.position for d in kept] == list(range(len(out)))
+    assert [n.node.metadata["assembly_position"] for n in out] == list(range(len(out)))
+    assert out[0].node.metadata["assembly_report"]["kept"] == len(out)
+
+
+def test_changing_a_field_rebuilds_the_assembler() -> None:
+    nodes = scored(*((text_node(f"n{i}", f"passage {w} about cats"), 1.0) for i, w in enumerate(WORDS)))
+    pp = ContextAssemblyPostprocessor(budget=1000)
+
+    def ranks() -> list[int]:
+        return [n.node.metadata["assembly_relevance_rank"] for n in pp.postprocess_nodes(nodes, query_str=Q)]
+
+    assert ranks() == [0, 2, 3, 1]  # bookend: best first, second best last
+    pp.order = "relevance"
+    assert ranks() == [0, 1, 2, 3]
+
+
+def test_options_reach_the_assembler() -> None:
+    nodes = scored((text_node("hi", "Databases in Django 4.2.", version="4.2"), 0.9),
+                   (text_node("lo", "Databases are stores.", version="4.2"), 0.1))
+    pp = ContextAssemblyPostprocessor(budget=500, options={"min_score": 0.5})
+    assert [n.node.node_id for n in pp.postprocess_nodes(nodes, query_str=Q)] == ["hi"]
+    assert pp.last_report.fate(1).reason == "below_threshold"
+
+
+def test_target_version_field_wins_over_the_question() -> None:
+    nodes = scored((text_node("a", "Backends.", version="4.2", doc_id="d"), 0.9),
+                   (text_node("b", "Backends.", version="5.2", doc_id="d"), 0.8))
+    out = ContextAssemblyPostprocessor(budget=500, target_version="5.2").postprocess_nodes(nodes, query_str=Q)
+    assert [n.node.node_id for n in out] == ["b"]
+
+
+async def test_async_path_matches_sync_and_fires_the_event(collector: Collect) -> None:
+    pp = ContextAssemblyPostprocessor(budget=500)
+    sync = pp.postprocess_nodes(_db_nodes(), query_str=Q)
+    asyn = await pp.apostprocess_nodes(_db_nodes(), query_str=Q)
+    assert [n.model_dump() for n in asyn] == [n.model_dump() for n in sync]
+    assert len(collector.events) == 2
+    event = collector.events[-1]
+    assert event.node_ids == ["db#0"]
+    assert [d["reason"] for d in event.report["decisions"]] == ["kept", "merged"]
+
+
+def test_serialises_as_a_llamaindex_component() -> None:
+    pp = ContextAssemblyPostprocessor(budget=800, order="edges", options={"max_per_doc": 2})
+    data = pp.to_dict()
+    assert data["class_name"] == "ContextAssemblyPostprocessor"
+    assert (data["budget"], data["order"], data["options"]) == (800, "edges", {"max_per_doc": 2})
+    assert "reranker" not in data
+    assert isinstance(pp.to_json(), str)
+
+
+@pytest.mark.parametrize("budget", [0, -5, True, 1.5, "100"])
+def test_bad_budget_is_rejected(budget: Any) -> None:
+    with pytest.raises(ValueError, match="budget must be a positive int"):
+        ContextAssemblyPostprocessor(budget=budget)
+
+
+def test_option_that_is_a_field_is_rejected() -> None:
+    with pytest.raises(ConfigError, match=r"options \['order'\] are fields of ContextAssemblyPostprocessor"):
+        ContextAssemblyPostprocessor(budget=100, options={"order": "relevance"})
+
+
+def test_unknown_option_lists_the_valid_ones() -> None:
+    with pytest.raises(ConfigError, match=r"'bogus'.*valid Assembler options: .*max_per_doc"):
+        ContextAssemblyPostprocessor(budget=100, options={"bogus": 1})
+
+
+def test_bad_option_value_is_the_cores_error() -> None:
+    with pytest.raises(ConfigError, match="format must be one of"):
+        ContextAssemblyPostprocessor(budget=100, options={"format": "html"})
+
+
+def test_missing_question_is_a_clear_error() -> None:
+    with pytest.raises(ConfigError, match="needs the question"):
+        ContextAssemblyPostprocessor(budget=100).postprocess_nodes(scored((text_node("n", "t"), 1.0)))
