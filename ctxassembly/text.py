@@ -47,12 +47,17 @@ def shingles(text: str, k: int = 5) -> frozenset[int]:
     return frozenset(hash(tuple(w[i : i + k])) for i in range(len(w) - k + 1))
 
 
-def jaccard(a: frozenset[int], b: frozenset[int]) -> float:
+def jaccard(a: frozenset[int], b: frozenset[int], at_least: float = 0.0) -> float:
+    """Jaccard similarity; returns 0.0 early when the sizes alone rule out ``at_least``."""
     if not a and not b:
         return 1.0
     if not a or not b:
         return 0.0
-    return len(a & b) / len(a | b)
+    small, large = sorted((len(a), len(b)))
+    if small < at_least * large:  # |a & b| <= small and |a | b| >= large
+        return 0.0
+    inter = len(a & b)
+    return inter / (len(a) + len(b) - inter)
 
 
 # What must not be merged away: two passages that differ in one of these say different
@@ -104,21 +109,23 @@ class Lexical:
         self.bags = [word_bag(t) for t in texts]
         self.lengths = [sum(bag.values()) for bag in self.bags]
         self.avg = (sum(self.lengths) / len(self.lengths)) if self.lengths else 1.0
-        df: Counter[str] = Counter()
-        for bag in self.bags:
-            df.update(bag.keys())
+
+    def idf(self, term: str) -> float:
         n = len(self.bags)
-        self.idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in df.items()}
+        f = sum(1 for bag in self.bags if term in bag)
+        return math.log(1 + (n - f + 0.5) / (f + 0.5))
 
     def scores(self, query: str) -> list[float]:
-        terms = set(query_terms(query))
+        # document frequencies only for the query's terms: a query has a handful, the
+        # candidates thousands
+        weights = {t: self.idf(t) for t in set(query_terms(query))}
         out = []
         for bag, length in zip(self.bags, self.lengths, strict=True):
             norm = self.k1 * (1 - self.b + self.b * length / (self.avg or 1.0))
             s = 0.0
-            for t in terms:
+            for t, w in weights.items():
                 f = bag.get(t)
                 if f:
-                    s += self.idf[t] * f * (self.k1 + 1) / (f + norm)
+                    s += w * f * (self.k1 + 1) / (f + norm)
             out.append(s)
         return out

@@ -78,7 +78,7 @@ class Dedup:
             for i, j in self._pairs(sh):
                 if i in removed or j in removed:
                     continue
-                if jaccard(sh[i], sh[j]) < self.threshold:
+                if jaccard(sh[i], sh[j], self.threshold) < self.threshold:
                     continue
                 if self.guard(kept[i].text, kept[j].text):
                     conflicts.setdefault(i, []).append(kept[j].id)
