@@ -14,6 +14,7 @@ from llama_index.core.instrumentation.event_handlers import BaseEventHandler
 from llama_index.core.instrumentation.events import BaseEvent
 from llama_index.core.schema import (
     ImageNode,
+    IndexNode,
     MetadataMode,
     Node,
     NodeRelationship,
@@ -224,6 +225,15 @@ def test_never_mutates_the_input_nodes() -> None:
     assert [id(n.node) for n in nodes] == ids
     assert all(o.node is not n.node for o in out for n in nodes)
     assert all(o.node.metadata is not n.node.metadata for o in out for n in nodes)
+
+
+def test_index_node_object_is_shared_not_cloned() -> None:
+    engine = {"a query engine": "stands here"}
+    node = IndexNode(id_="idx", text="Summary of the databases page.", index_id="databases", obj=engine)
+    out = ContextAssemblyPostprocessor(budget=300).postprocess_nodes(scored((node, 1.0)), query_str=Q)
+    assert out[0].node is not node
+    assert out[0].node.obj is engine
+    assert "status" not in node.metadata
 
 
 def test_internal_keys_hidden_from_llm_and_embedding_views() -> None:
