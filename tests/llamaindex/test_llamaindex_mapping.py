@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
+import inspect
 from collections.abc import Iterator
 from typing import Any
 
@@ -24,6 +25,8 @@ from llama_index.core.schema import (
 )
 
 import llamaindex_ctxassembly
+import llamaindex_ctxassembly.postprocessor as postprocessor_module
+from ctxassembly.assembler import Assembler
 from ctxassembly.errors import ChunkError, ConfigError
 from ctxassembly.tokens import get_counter
 from llamaindex_ctxassembly import (
@@ -322,6 +325,26 @@ def test_serialises_as_a_llamaindex_component() -> None:
     assert (data["budget"], data["order"], data["options"]) == (800, "edges", {"max_per_doc": 2})
     assert "reranker" not in data
     assert isinstance(pp.to_json(), str)
+
+
+def test_reranker_and_embedder_reach_the_assembler_only_when_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A spy on the Assembler constructor: it records the options the postprocessor passes,
+    # then builds the real Assembler without the placeholder reranker/embedder objects
+    # (and without options this core version does not know yet).
+    seen: list[dict[str, Any]] = []
+    accepted = set(inspect.signature(Assembler).parameters) - {"reranker", "embedder"}
+
+    def spy(**kwargs: Any) -> Assembler:
+        seen.append(kwargs)
+        return Assembler(**{k: v for k, v in kwargs.items() if k in accepted})
+
+    monkeypatch.setattr(postprocessor_module, "Assembler", spy)
+    ContextAssemblyPostprocessor(budget=100, options={"max_per_doc": 2})
+    assert seen[-1] == {"order": "bookend", "max_per_doc": 2}
+    reranker, embedder = object(), object()
+    ContextAssemblyPostprocessor(budget=100, reranker=reranker, embedder=embedder)
+    assert seen[-1]["reranker"] is reranker
+    assert seen[-1]["embedder"] is embedder
 
 
 @pytest.mark.parametrize("budget", [0, -5, True, 1.5, "100"])
