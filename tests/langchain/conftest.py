@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import os
 from typing import Any
+from uuid import UUID
 
 import pytest
+from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.vectorstores import InMemoryVectorStore
@@ -77,3 +79,28 @@ def bm25_documents() -> Any:
         return out
 
     return retrieve
+
+
+class Collector(BaseCallbackHandler):
+    """A real LangChain callback handler: keeps custom events, retriever runs and chat prompts."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, Any, UUID]] = []
+        self.retriever_runs: list[tuple[UUID, UUID | None]] = []
+        self.prompts: list[list[Any]] = []
+
+    def on_custom_event(self, name: str, data: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        self.events.append((name, data, run_id))
+
+    def on_retriever_start(
+        self, serialized: dict[str, Any], query: str, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
+    ) -> None:
+        self.retriever_runs.append((run_id, parent_run_id))
+
+    def on_chat_model_start(self, serialized: dict[str, Any], messages: list[list[Any]], **kwargs: Any) -> None:
+        self.prompts.extend(messages)
+
+
+@pytest.fixture
+def collector() -> Collector:
+    return Collector()

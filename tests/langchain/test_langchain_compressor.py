@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import copy
 from typing import Any
-from uuid import UUID
 
 import pytest
-from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.documents import Document
 from pydantic import ValidationError
 
@@ -18,16 +16,6 @@ from langchain_ctxassembly import REPORT_EVENT, ContextAssemblyCompressor, Metad
 pytestmark = pytest.mark.unit
 
 SQLITE_42 = "What is the oldest SQLite version that Django 4.2 supports?"
-
-
-class ReportCollector(BaseCallbackHandler):
-    """A real LangChain handler that keeps every custom event it receives."""
-
-    def __init__(self) -> None:
-        self.events: list[tuple[str, Any, UUID]] = []
-
-    def on_custom_event(self, name: str, data: Any, *, run_id: UUID, **kwargs: Any) -> None:
-        self.events.append((name, data, run_id))
 
 
 def test_construction_validates_options() -> None:
@@ -69,14 +57,13 @@ def test_fields_are_frozen() -> None:
         compressor.budget = 10  # type: ignore[misc]
 
 
-def test_empty_input_returns_no_documents_and_still_reports() -> None:
+def test_empty_input_returns_no_documents_and_still_reports(collector: Any) -> None:
     compressor = ContextAssemblyCompressor(budget=300)
-    handler = ReportCollector()
     assert compressor.last_report is None
-    assert compressor.compress_documents([], "anything", callbacks=[handler]) == []
+    assert compressor.compress_documents([], "anything", callbacks=[collector]) == []
     assert compressor.last_report is not None
     assert compressor.last_report.decisions == []
-    assert [(name, data["kept"], data["dropped"]) for name, data, _ in handler.events] == [(REPORT_EVENT, 0, 0)]
+    assert [(name, data["kept"], data["dropped"]) for name, data, _ in collector.events] == [(REPORT_EVENT, 0, 0)]
 
 
 def test_output_facts_ids_and_no_mutation(bm25_documents: Any, count_tokens: Any) -> None:
@@ -174,13 +161,12 @@ def test_bad_query_fails_with_a_clear_error() -> None:
         ContextAssemblyCompressor(budget=300).compress_documents([Document(page_content="a")], None)  # type: ignore[arg-type]
 
 
-async def test_async_matches_sync_and_reports(bm25_documents: Any) -> None:
+async def test_async_matches_sync_and_reports(bm25_documents: Any, collector: Any) -> None:
     docs = bm25_documents(SQLITE_42)
     compressor = ContextAssemblyCompressor(budget=1000)
-    handler = ReportCollector()
-    out = await compressor.acompress_documents(docs, SQLITE_42, callbacks=[handler])
+    out = await compressor.acompress_documents(docs, SQLITE_42, callbacks=[collector])
     assert out == compressor.compress_documents(docs, SQLITE_42)
-    ((name, data, _),) = handler.events
+    ((name, data, _),) = collector.events
     assert name == REPORT_EVENT
     assert data["kept"] == len(out)
     assert len(data["decisions"]) == len(docs)
