@@ -132,13 +132,15 @@ class Assembler:
             Dedup(threshold=near_threshold),
             Merge(merge_gap) if merge_gap is not None else None,
             Excerpt(max_share) if max_share is not None else None,
-            Select(reserve=reserve, max_per_doc=max_per_doc, cost=self._cost),
+            Select(
+                reserve=reserve,
+                max_per_doc=max_per_doc,
+                render=self.renderer.block,
+                separator_tokens=self.count_tokens(SEPARATOR),
+            ),
             Arrange(order),
         ]
         self.stages = [s for s in pipeline if s is not None]
-
-    def _cost(self, chunk: Chunk, ctx: Context) -> int:
-        return self.count_tokens(self.renderer.block(chunk)) + self.count_tokens(SEPARATOR)
 
     def run(
         self,

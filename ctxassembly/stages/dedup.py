@@ -14,6 +14,7 @@ the other in ``meta["conflicts_with"]``, and the arrange stage keeps them adjace
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
@@ -105,17 +106,49 @@ class Dedup:
         n = len(sh)
         if n < self.lsh_from:
             return [(i, j) for i in range(n) for j in range(i + 1, n)]
-        from datasketch import MinHash, MinHashLSH
+        from datasketch import MinHashLSH
 
-        lsh = MinHashLSH(threshold=self.threshold, num_perm=self.num_perm)
+        assert self.threshold is not None  # _pairs runs only with near dedup on
+        lsh = MinHashLSH(threshold=self.threshold, num_perm=self.num_perm, params=_lsh_params(self.threshold, self.num_perm))
         pairs: set[tuple[int, int]] = set()
         for i, s in enumerate(sh):
-            m = MinHash(num_perm=self.num_perm)
-            m.update_batch([x.to_bytes(8, "little", signed=True) for x in s] or [b""])
+            m = _minhash(s, self.num_perm)
             for j in lsh.query(m):
                 pairs.add((int(j), i))
             lsh.insert(str(i), m)
         return sorted(pairs)
+
+
+@lru_cache(maxsize=16)
+def _lsh_params(threshold: float, num_perm: int) -> tuple[int, int]:
+    # datasketch finds (bands, rows) by numerical integration; once per setting is enough
+    from datasketch import MinHashLSH
+
+    probe = MinHashLSH(threshold=threshold, num_perm=num_perm)
+    return probe.b, probe.r
+
+
+@lru_cache(maxsize=4)
+def _permutations(num_perm: int) -> tuple[object, str]:
+    from datasketch import MinHash
+
+    probe = MinHash(num_perm=num_perm)
+    return probe.permutations, probe.scheme
+
+
+@lru_cache(maxsize=16384)
+def _minhash(shingle_set: frozenset[int], num_perm: int) -> object:
+    """MinHash of hashed shingles (already integers: no second hashing), cached."""
+    from datasketch import MinHash
+
+    perms, scheme = _permutations(num_perm)
+    m = MinHash(num_perm=num_perm, hashfunc=_identity32, permutations=perms, scheme=scheme)
+    m.update_batch(list(shingle_set) or [0])
+    return m
+
+
+def _identity32(value: int) -> int:
+    return value & 0xFFFFFFFF
 
 
 def differs_in_substance(a: str, b: str) -> bool:

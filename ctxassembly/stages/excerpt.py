@@ -50,7 +50,16 @@ class Excerpt:
     def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
         cap = max(self.min_tokens, int(ctx.budget * self.max_share))
         count = ctx.count_tokens
-        large = [i for i, c in enumerate(chunks) if count(c.text) > cap]
+        # Only chunks within reach of the budget matter: walk the ranking until the (capped)
+        # sizes add up to twice the budget; a chunk never counts more than its characters.
+        large, reach = [], 0
+        for i, c in enumerate(chunks):
+            if reach >= 2 * ctx.budget:
+                break
+            size = len(c.text) if len(c.text) <= cap else count(c.text)
+            if size > cap:
+                large.append(i)
+            reach += min(size, cap)
         if not large:
             return chunks
         split = {i: blocks(chunks[i].text) for i in large}

@@ -34,46 +34,97 @@ _HOMOGLYPHS = str.maketrans(
 )
 
 _MODEL = r"(?:the\s+)?(?:ai|assistant|model|llm|language\s+model|chat\s*bot|chatgpt|gpt|claude|bot)"
-_RULES: list[tuple[str, re.Pattern[str]]] = [
-    (
+_MODEL_WORDS = ("ai", "assistant", "model", "llm", "chat bot", "chatbot", "gpt", "claude", "bot")
+_MODALS = (" must ", " should ", " shall ", " need to ", " needs to ", " has to ", " will ", ",", ":")
+_REQUESTS = ("answer", "respond", "reply", "say", "tell", "state", "output", "ignore", "claim")
+
+
+def _rule(
+    name: str, pattern: str, *needles: tuple[str, ...], flags: int = re.I
+) -> tuple[str, re.Pattern[str], tuple[tuple[str, ...], ...]]:
+    """A rule: a pattern, plus literal needles that must all (one per group) occur in the
+    lower-cased, whitespace-squeezed text before the pattern is worth running. The
+    needles are necessary conditions of the pattern, so they filter without missing."""
+    return (name, re.compile(pattern, flags), needles)
+
+
+_RULES = [
+    _rule(
         "override",
-        re.compile(
-            r"\b(?:ignore|disregard|forget|override|bypass)\b[^.\n]{0,40}?\b(?:all\s+|any\s+|the\s+)?"
-            r"(?:previous|prior|above|earlier|preceding|system|original|your)\b[^.\n]{0,20}?"
-            r"\b(?:instructions?|prompts?|directions?|rules|context|guidelines|messages?)\b",
-            re.I,
-        ),
+        r"\b(?:ignore|disregard|forget|override|bypass)\b[^.\n]{0,40}?\b(?:all\s+|any\s+|the\s+)?"
+        r"(?:previous|prior|above|earlier|preceding|system|original|your)\b[^.\n]{0,20}?"
+        r"\b(?:instructions?|prompts?|directions?|rules|context|guidelines|messages?)\b",
+        ("ignore", "disregard", "forget", "override", "bypass"),
     ),
-    ("new_instructions", re.compile(r"\b(?:new|updated|real|actual)\s+instructions?\s*:", re.I)),
-    ("role_marker", re.compile(r"<\|\s*(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id)\s*\|?>", re.I)),
-    ("role_marker", re.compile(r"\[/?INST\]|<</?SYS>>", re.I)),
-    ("role_marker", re.compile(r"(?:(?:^|\n)\s*|#{1,6}\s*)(?:system|assistant|user)\s*(?:prompt)?\s*:\s*\S", re.I)),
-    ("fake_tag", re.compile(r"</\s*(?:document|documents|context|source|passage|system|instructions?)\s*>|\]\]>", re.I)),
-    ("role_play", re.compile(rf"\byou\s+are\s+now\b|\bact\s+as\s+(?:an?\s+)?(?:different|new|unrestricted)\b|\bfrom\s+now\s+on,?\s+(?:you|{_MODEL})\b", re.I)),
-    (
+    _rule("new_instructions", r"\b(?:new|updated|real|actual)\s+instructions?\s*:", ("instruction",)),
+    _rule(
+        "role_marker",
+        r"<\|\s*(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id)\s*\|?>",
+        ("<|",),
+    ),
+    _rule("role_marker", r"\[/?INST\]|<</?SYS>>", ("[inst", "[/inst", "<<sys", "<</sys")),
+    _rule(
+        "role_marker",
+        r"(?:(?:^|\n)\s*|#{1,6}\s*)(?:system|assistant|user)\s*(?:prompt)?\s*:\s*\S",
+        ("system:", "assistant:", "user:", "prompt:"),
+    ),
+    _rule(
+        "fake_tag",
+        r"</\s*(?:document|documents|context|source|passage|system|instructions?)\s*>|\]\]>",
+        ("</", "]]>"),
+    ),
+    _rule(
+        "role_play",
+        rf"\byou\s+are\s+now\b|\bact\s+as\s+(?:an?\s+)?(?:different|new|unrestricted)\b|\bfrom\s+now\s+on,?\s+(?:you|{_MODEL})\b",
+        ("you are now", "act as", "from now on"),
+    ),
+    _rule(
         "addressed",
-        re.compile(
-            rf"\b(?:note|attention|message|instruction)s?\s+(?:to|for)\s+{_MODEL}\b|"
-            rf"\b(?:if\s+you\s+are\s+|dear\s+|hey\s+){_MODEL}\b|"
-            rf"\b{_MODEL}\s*(?:,|:)?\s+(?:must|should|shall|needs?\s+to|has\s+to|will)\s+(?:always\s+|now\s+)?"
-            r"(?:answer|respond|reply|say|tell|state|output|ignore|claim)\b",
-            re.I,
-        ),
+        rf"\b(?:note|attention|message|instruction)s?\s+(?:to|for)\s+{_MODEL}\b",
+        tuple(f"{w}{s} {p} " for w in ("note", "attention", "message", "instruction") for s in ("", "s") for p in ("to", "for")),
+        _MODEL_WORDS,
     ),
-    (
+    _rule("addressed", rf"\b(?:if\s+you\s+are\s+|dear\s+|hey\s+){_MODEL}\b", ("if you are ", "dear ", "hey "), _MODEL_WORDS),
+    _rule(
+        "addressed",
+        rf"\b{_MODEL}\s*(?:,|:)?\s+(?:must|should|shall|needs?\s+to|has\s+to|will)\s+(?:always\s+|now\s+)?"
+        r"(?:answer|respond|reply|say|tell|state|output|ignore|claim)\b",
+        _MODEL_WORDS,
+        _MODALS,
+        _REQUESTS,
+    ),
+    _rule(
         "answer_forcing",
-        re.compile(
-            r"\b(?:always\s+)?(?:answer|respond|reply|say|tell\s+(?:the\s+)?user|state)\s+(?:only\s+)?"
-            r"(?:that|with|by\s+saying)\b[^.\n]{0,80}?(?:\bis\b|\bare\b|\d|\")",
-            re.I,
-        ),
+        r"\b(?:always\s+)?(?:answer|respond|reply|say|tell\s+(?:the\s+)?user|state)\s+(?:only\s+)?"
+        r"(?:that|with|by\s+saying)\b[^.\n]{0,80}?(?:\bis\b|\bare\b|\d|\")",
+        ("answer", "respond", "reply", "say", "tell", "state"),
+        (" that", " with", "by saying"),
     ),
-    ("comment_instruction", re.compile(r"<!--(?:(?!-->).){0,300}?\b(?:instruction|ignore|assistant|model|answer|prompt)\b", re.I | re.S)),
+    _rule(
+        "comment_instruction",
+        r"<!--(?:(?!-->).){0,300}?\b(?:instruction|ignore|assistant|model|answer|prompt)\b",
+        ("<!--",),
+        flags=re.I | re.S,
+    ),
 ]
+
+
+def _candidates(plain: str) -> list[tuple[str, re.Pattern[str]]]:
+    """The rules whose needles all occur in ``plain``: the only ones worth running."""
+    squeezed = " ".join(plain.lower().split()).replace(" :", ":")
+    return [
+        (name, pattern)
+        for name, pattern, needles in _RULES
+        if all(any(n in squeezed for n in group) for group in needles)
+    ]
+
+
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+|\n\s*\n|(?<=-->)")
 
 
 def _unmask(text: str) -> str:
+    if text.isascii():
+        return text  # no compatibility forms, zero-width characters or homoglyphs to undo
     text = unicodedata.normalize("NFKC", text).translate(_ZERO_WIDTH)
     return text.translate(_HOMOGLYPHS)
 
@@ -86,8 +137,9 @@ def find_injections(text: str) -> tuple[tuple[int, int, str], ...]:
     byte-for-byte as it was. Results are cached by text: retrieved chunks repeat.
     """
     whole = _unmask(text)
-    if not any(pattern.search(whole) for _, pattern in _RULES):
-        return ()  # the common case, decided with one pass per rule
+    rules = [(name, pattern) for name, pattern in _candidates(whole) if pattern.search(whole)]
+    if not rules:
+        return ()  # the common case, mostly decided by substring tests
     spans: list[tuple[int, int, str]] = []
     start = 0
     bounds = [m.end() for m in _SENTENCE_END.finditer(text)] + [len(text)]
@@ -96,7 +148,7 @@ def find_injections(text: str) -> tuple[tuple[int, int, str], ...]:
             continue
         sentence = text[start:end]
         plain = _unmask(sentence)
-        for rule, pattern in _RULES:
+        for rule, pattern in rules:
             if pattern.search(plain):
                 spans.append((start, end, rule))
                 break

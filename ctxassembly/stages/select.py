@@ -24,8 +24,10 @@ class Select:
 
     :param reserve: tokens of the budget kept back for the rest of the prompt.
     :param max_per_doc: at most this many chunks from one document (``doc_cap``).
-    :param cost: ``chunk -> tokens`` it takes in the context; the assembler passes the
-        renderer's block cost. Defaults to the chunk text's tokens.
+    :param render: ``chunk -> text`` as it will stand in the context (the assembler passes
+        the renderer's block); its tokens plus ``separator_tokens`` are the chunk's cost.
+        Defaults to the chunk's text.
+    :param cost: ``(chunk, ctx) -> tokens``, replacing the rendered-size cost entirely.
     :raises ConfigError: a negative reserve or a cap below 1.
     """
 
@@ -36,6 +38,8 @@ class Select:
         *,
         reserve: int = 0,
         max_per_doc: int | None = None,
+        render: Callable[[Chunk], str] | None = None,
+        separator_tokens: int = 0,
         cost: Callable[[Chunk, Context], int] | None = None,
     ) -> None:
         if reserve < 0:
@@ -44,6 +48,8 @@ class Select:
             raise ConfigError(f"max_per_doc must be >= 1 or None, got {max_per_doc!r}")
         self.reserve = reserve
         self.max_per_doc = max_per_doc
+        self.render = render
+        self.separator_tokens = separator_tokens
         self.cost = cost
 
     def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
@@ -55,12 +61,32 @@ class Select:
             if self.max_per_doc is not None and per_doc[doc] >= self.max_per_doc:
                 ctx.report.drop(c, self.name, "doc_cap", doc_id=doc, max_per_doc=self.max_per_doc)
                 continue
-            cost = self.cost(c, ctx) if self.cost is not None else ctx.count_tokens(c.text)
-            if used + cost > available:
-                ctx.report.drop(c, self.name, "over_budget", tokens=cost, remaining=max(available - used, 0))
+            remaining = available - used
+            if self.cost is not None:
+                cost: int | None = self.cost(c, ctx)
+            else:
+                text = self.render(c) if self.render is not None else c.text
+                cost = _tokens_within(text, remaining - self.separator_tokens, ctx.count_tokens)
+                cost = None if cost is None else cost + self.separator_tokens
+            if cost is None or cost > remaining:
+                ctx.report.drop(c, self.name, "over_budget", tokens=cost, remaining=max(remaining, 0))
                 continue
             used += cost
             per_doc[doc] += 1
             out.append(c)
         ctx.state["selected_tokens"] = used
         return out
+
+
+def _tokens_within(text: str, limit: int, count: Callable[[str], int]) -> int | None:
+    """Tokens of ``text``, or ``None`` when a prefix alone already exceeds ``limit``.
+
+    Counting a 400-token chunk to learn that it does not fit in the last 30 tokens of a
+    budget is most of the work on long lists; a prefix of 8 characters per allowed token
+    settles it in O(limit). (BPE may split the prefix's last token differently, hence the
+    margin of one; the assembler re-checks the rendered total in any case.)
+    """
+    cut = 8 * (max(limit, 0) + 2)
+    if len(text) > cut and count(text[:cut]) > limit + 1:
+        return None
+    return count(text)
