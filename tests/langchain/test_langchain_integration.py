@@ -16,7 +16,7 @@ from langchain_core.language_models import FakeListChatModel
 from langchain_core.vectorstores import InMemoryVectorStore
 
 from ctxassembly.render import parse
-from langchain_ctxassembly import REPORT_EVENT, ContextAssemblyCompressor
+from langchain_ctxassembly import REPORT_EVENT, ContextAssemblyCompressor, render_documents
 from langchain_ctxassembly.chains import build_chain
 
 pytestmark = pytest.mark.integration
@@ -158,3 +158,20 @@ async def test_lcel_chain_async(vector_store: InMemoryVectorStore, count_tokens:
     ((message,),) = collector.prompts
     _prompt_checks(message.content, question, version, count_tokens)
     assert [name for name, _, _ in collector.events] == [REPORT_EVENT]
+
+
+async def test_report_event_shows_in_astream_events(vector_store: InMemoryVectorStore) -> None:
+    question = CASES[2][0]
+    compressor = ContextAssemblyCompressor(budget=BUDGET)
+    retriever = ContextualCompressionRetriever(base_compressor=compressor, base_retriever=_retriever(vector_store))
+    custom = [e async for e in retriever.astream_events(question, version="v2") if e["event"] == "on_custom_event"]
+    assert [e["name"] for e in custom] == [REPORT_EVENT]
+    assert custom[0]["data"]["kept"] == len(compressor.last_report.kept)  # type: ignore[union-attr]
+
+
+def test_retriever_piped_into_render_documents(vector_store: InMemoryVectorStore) -> None:
+    question = CASES[0][0]
+    compressor = ContextAssemblyCompressor(budget=BUDGET)
+    retriever = ContextualCompressionRetriever(base_compressor=compressor, base_retriever=_retriever(vector_store))
+    context = (retriever | render_documents).invoke(question)
+    assert [b["id"] for b in parse(context)] == [k.id for k in compressor.last_report.kept]  # type: ignore[union-attr]
