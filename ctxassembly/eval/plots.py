@@ -1,0 +1,81 @@
+"""PNG plots of the probe, the dilution curve and the position histogram (matplotlib, Agg)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ctxassembly.errors import MissingExtraError
+
+if TYPE_CHECKING:
+    from ctxassembly.eval.dilution import DilutionResult
+    from ctxassembly.eval.histogram import HistogramResult
+    from ctxassembly.eval.probe import ProbeResult
+
+__all__ = ["plot_dilution", "plot_histogram", "plot_probe"]
+
+
+def _pyplot() -> Any:
+    try:
+        import matplotlib
+    except ImportError as e:
+        raise MissingExtraError("matplotlib", "eval") from e
+    matplotlib.use("Agg")  # files only: no display on servers and CI
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _save(fig: Any, path: str | Path) -> str:
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    _pyplot().close(fig)
+    return str(out)
+
+
+def plot_probe(result: ProbeResult, path: str | Path) -> str:
+    """Accuracy by position of the planted fact."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    xs = list(result.accuracy)
+    ax.plot(xs, [result.accuracy[x] for x in xs], marker="o")
+    ax.set(
+        xlabel=f"position of the planted fact (0 = first of {result.n_docs})",
+        ylabel="accuracy",
+        ylim=(-0.05, 1.05),
+        title=f"Planted-fact probe ({result.trials} trial(s) per position)",
+    )
+    ax.set_xticks(xs)
+    ax.grid(alpha=0.3)
+    return _save(fig, path)
+
+
+def plot_dilution(result: DilutionResult, path: str | Path) -> str:
+    """Accuracy against distractor count, one line per gold placement."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    for p in result.placements:
+        pts = [(k, v) for k, v in result.accuracy[p].items() if v is not None]
+        ax.plot([k for k, _ in pts], [v for _, v in pts], marker="o", label=f"gold {p}")
+    ax.set(xlabel="distractors added", ylabel="accuracy", ylim=(-0.05, 1.05), title="Dilution curve")
+    ax.set_xticks(list(result.sizes))
+    ax.legend()
+    ax.grid(alpha=0.3)
+    return _save(fig, path)
+
+
+def plot_histogram(result: HistogramResult, path: str | Path) -> str:
+    """Cite and use rate by position, with how many contexts reach each position."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(max(6, 0.5 * len(result.present)), 3.6))
+    xs = list(range(len(result.present)))
+    w = 0.4
+    ax.bar([x - w / 2 for x in xs], result.cite_rate, width=w, label="cited")
+    ax.bar([x + w / 2 for x in xs], result.use_rate, width=w, label="answered from")
+    ax.set(xlabel="position in the context (0 = first)", ylabel="share of contexts", ylim=(0, 1.05),
+           title=f"Citations by position ({len(result.rows)} questions)")
+    ax.set_xticks(xs)
+    ax.legend()
+    return _save(fig, path)
