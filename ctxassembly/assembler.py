@@ -107,7 +107,7 @@ class Assembler:
         subject_versions: bool = True,
         min_score: float | None = None,
         weights: Mapping[str, float] | None = None,
-        rrf_k: float = 10.0,
+        rrf_k: float = 60.0,
         none_score: NonePolicy = "rank",
         top_k: int | None = None,
         near_threshold: float | None = 0.8,
@@ -130,7 +130,7 @@ class Assembler:
             Safety(safety),
             Relevance(min_score=min_score, weights=weights, k=rrf_k, none_score=none_score, top_k=top_k),
             Dedup(threshold=near_threshold),
-            Merge(merge_gap) if merge_gap is not None else None,
+            Merge(merge_gap, max_share=1.0 if max_share is None else max_share) if merge_gap is not None else None,
             Excerpt(max_share) if max_share is not None else None,
             Select(
                 reserve=reserve,

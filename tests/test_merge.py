@@ -46,3 +46,30 @@ def test_empty_and_bad_gap():
     assert Merge().run([], context()) == []
     with pytest.raises(ConfigError, match="gap must be >= 0"):
         Merge(-1)
+
+
+def test_a_run_is_cut_so_no_merged_chunk_outgrows_its_share_of_the_budget():
+    words = [f"w{i} " * 10 for i in range(6)]
+    text = "".join(words)
+    pos, specs = 0, []
+    for i, w in enumerate(words):
+        specs.append({"id": f"s{i}", "text": w, "doc_id": "d", "start": pos, "end": pos + len(w)})
+        pos += len(w)
+    assert text == "".join(s["text"] for s in specs)
+    ctx = context(budget=200)  # share 0.4 -> at most 80 tokens per merged chunk
+    out = Merge().run(chunks(*specs), ctx)
+    assert 1 < len(out) < 6
+    assert all(ctx.count_tokens(c.text) <= 80 for c in out)
+    assert "".join(c.text for c in sorted(out, key=lambda c: c.start)) == text
+    with pytest.raises(ConfigError, match="max_share"):
+        Merge(max_share=0)
+
+
+def test_offsets_that_disagree_with_the_texts_never_merge():
+    # section-relative offsets: every chunk starts at 0 of "its" document
+    cs = chunks({"id": "a", "text": "first section", "doc_id": "h", "start": 0, "end": 13},
+                {"id": "b", "text": "other section", "doc_id": "h", "start": 0, "end": 13},
+                {"id": "c", "text": "short", "doc_id": "h", "start": 13, "end": 40})
+    ctx = context()
+    assert [c.id for c in Merge().run(cs, ctx)] == ["a", "b", "c"]
+    assert [n["event"] for n in ctx.report.notes] == ["offsets_disagree", "offsets_disagree"]

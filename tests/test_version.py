@@ -86,3 +86,12 @@ def test_empty_input_and_bad_policy():
     assert VersionFilter().run([], context()) == []
     with pytest.raises(ConfigError, match="version policy must be one of"):
         VersionFilter("keep")  # type: ignore[arg-type]
+
+
+def test_undotted_versions_and_versioned_doc_ids():
+    cs = chunks(
+        {"id": "p24", "text": "London limit $250/night", "doc_id": "policy-2024", "version": "2024"},
+        {"id": "p23", "text": "London limit $220/night", "doc_id": "policy-2023", "version": "2023"},
+    )
+    ctx = context("Under the 2024 policy, what is the London limit?")
+    assert [c.id for c in VersionFilter().run(cs, ctx)] == ["p24"] and ctx.target_version == "2024"

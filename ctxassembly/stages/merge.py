@@ -1,7 +1,8 @@
 """Merge stage: chunks of one document that touch or overlap become one, in reading order.
 
-Two chunks merge when they share ``doc_id`` and ``version`` and the second starts at most
-``gap`` characters after the first ends (overlap included). The overlapping text appears
+Two chunks merge when they share ``doc_id`` and ``version``, the second starts at most
+``gap`` characters after the first ends (overlap included), and the offsets can be
+trusted (each text spans its offsets and overlaps agree character for character). The overlapping text appears
 once: the second chunk contributes only what lies beyond the first one's end. The merged
 chunk takes the id, labels and list position of its best-ranked part; the others get the
 fate ``merged`` with ``merged_into``.
@@ -23,35 +24,49 @@ class Merge:
 
     :param gap: largest number of characters between two chunks that still counts as
         adjacent; the gap's text is unknown, so it is bridged with a blank line.
-    :raises ConfigError: a negative gap.
+    :param max_share: a merged chunk stays within this share of the budget (tokens): a
+        run of adjacent chunks is cut into pieces that fit, so that merging never builds
+        one chunk too large to select (a retriever that returns a whole handbook section
+        by section would otherwise become one block).
+    :raises ConfigError: a negative gap or a share outside (0, 1].
     """
 
     name = "merge"
 
-    def __init__(self, gap: int = 0) -> None:
+    def __init__(self, gap: int = 0, *, max_share: float = 0.4) -> None:
         if gap < 0:
             raise ConfigError(f"gap must be >= 0, got {gap!r}")
+        if not 0 < max_share <= 1:
+            raise ConfigError(f"max_share must be in (0, 1], got {max_share!r}")
         self.gap = gap
+        self.max_share = max_share
 
     def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
         groups: dict[tuple[str, str | None], list[int]] = {}
         for i, c in enumerate(chunks):
             if c.doc_id is not None and c.start is not None and c.end is not None:
                 groups.setdefault((c.doc_id, c.version), []).append(i)
+        cap = ctx.budget * self.max_share
         absorbed: dict[int, int] = {}  # position -> position of the chunk it joined
         merged: dict[int, Chunk] = {}
         for members in groups.values():
             if len(members) < 2:
                 continue
             members.sort(key=lambda i: (chunks[i].start, chunks[i].end))
-            run = [members[0]]
+            run, size = [members[0]], ctx.count_tokens(chunks[members[0]].text)
             for i in members[1:]:
-                prev_end = max(chunks[j].end or 0 for j in run)
-                if (chunks[i].start or 0) <= prev_end + self.gap:
+                last = chunks[max(run, key=lambda j: chunks[j].end or 0)]
+                tokens = ctx.count_tokens(chunks[i].text)
+                touching = (chunks[i].start or 0) <= (last.end or 0) + self.gap
+                if touching and not _agree(last, chunks[i]):
+                    ctx.report.note(self.name, "offsets_disagree", ids=[last.id, chunks[i].id])
+                    touching = False
+                if touching and size + tokens <= cap:
                     run.append(i)
+                    size += tokens
                 else:
                     self._join(run, chunks, absorbed, merged, ctx)
-                    run = [i]
+                    run, size = [i], tokens
             self._join(run, chunks, absorbed, merged, ctx)
         return [merged.get(i, c) for i, c in enumerate(chunks) if i not in absorbed]
 
@@ -86,3 +101,17 @@ class Merge:
             if i != head:
                 absorbed[i] = head
                 ctx.report.drop(chunks[i], self.name, "merged", merged_into=best.id)
+
+
+def _agree(a: Chunk, b: Chunk) -> bool:
+    """Offsets that can be trusted: each text spans its offsets, and where two chunks
+    overlap they hold the same characters. (Offsets relative to a section rather than the
+    document, as some splitters write them, fail this and are never spliced.)"""
+    if len(a.text) != (a.end or 0) - (a.start or 0) or len(b.text) != (b.end or 0) - (b.start or 0):
+        return False
+    start = b.start or 0
+    overlap = min((a.end or 0), b.end or 0) - start
+    if overlap <= 0:
+        return True
+    offset = start - (a.start or 0)
+    return a.text[offset : offset + overlap] == b.text[:overlap]

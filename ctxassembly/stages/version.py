@@ -83,12 +83,30 @@ def subject_version(chunk: Chunk) -> str | None:
 
 
 def resolve_target(question: str, present: Iterable[str]) -> str | None:
-    """The first version named in ``question`` that some chunk has (or is a release of)."""
+    """The first version named in ``question`` that some chunk has (or is a release of).
+
+    Dotted versions ("5.1", "v3.3") are found anywhere; a present version without a dot
+    ("2024", "v2") counts only as a whole word of the question.
+    """
     present = [p for p in present if p]
     for named in versions_in(question):
         if any(matches(p, named) for p in present):
             return named
+    words = set(re.findall(r"[\w.-]+", question.casefold()))
+    for p in present:
+        if p.casefold() in words or p.casefold().lstrip("v") in words:
+            return p
     return None
+
+
+def family(chunk: Chunk) -> str | None:
+    """The document family whose latest version is "current": the chunk's ``doc_id``.
+
+    Chunks without a doc_id form one family (``None``). A corpus whose doc ids carry the
+    version ("policy-2024") should name the version in the question or pass it; stripping
+    versions out of ids merged unrelated families on the Django docs ("releases/5.1").
+    """
+    return chunk.doc_id
 
 
 class VersionFilter:
@@ -119,14 +137,14 @@ class VersionFilter:
         named = set(versions_in(ctx.question))
         if target is not None:
             ctx.target_version = target
-        latest: dict[str | None, str] = {}
+        latest: dict[str | None, str] = {}  # family -> its newest version
         if target is None:
             how = "current"
             for c in chunks:
                 if c.version:
-                    family = c.doc_id  # chunks without a doc_id form one family
-                    if family not in latest or _key_cmp(c.version) > _key_cmp(latest[family]):
-                        latest[family] = c.version
+                    fam = family(c)
+                    if fam not in latest or _key_cmp(c.version) > _key_cmp(latest[fam]):
+                        latest[fam] = c.version
         ctx.report.note(self.name, "target", version=target, how=how, present=present)
         ctx.report.target_version = target if target is not None else (present[-1] if present else None)
 
@@ -135,7 +153,7 @@ class VersionFilter:
             if not c.version:
                 fates.append((c, "unversioned", {}))
                 continue
-            want = target if target is not None else latest[c.doc_id]
+            want = target if target is not None else latest[family(c)]
             if not matches(c.version, want):
                 status = "superseded" if _key_cmp(c.version) < _key_cmp(want) else "other_version"
                 fates.append((c, status, {"version": c.version, "target": want}))
@@ -149,11 +167,11 @@ class VersionFilter:
         current: dict[str, str] = {}
         for c, status, _ in fates:
             if status == "current":
-                current.setdefault(c.doc_id or c.id, c.id)
+                current.setdefault(family(c) or c.id, c.id)
         out: list[Chunk] = []
         for c, status, detail in fates:
-            if status == "superseded" and (c.doc_id or c.id) in current:
-                detail = {**detail, "superseded_by": current[c.doc_id or c.id]}
+            if status == "superseded" and (family(c) or c.id) in current:
+                detail = {**detail, "superseded_by": current[family(c) or c.id]}
             if status in ("current", "unversioned"):
                 out.append(c.with_meta(status=status))
             elif self.policy == "drop":
