@@ -135,7 +135,7 @@ class Assembler:
             Select(
                 reserve=reserve,
                 max_per_doc=max_per_doc,
-                render=self.renderer.block,
+                render=self.renderer.parts,
                 separator_tokens=self.count_tokens(SEPARATOR),
             ),
             Arrange(order),

@@ -75,18 +75,22 @@ class Renderer:
             raise ConfigError(f"format must be one of {FORMATS}, got {fmt!r}")
         self.fmt = fmt
 
-    def block(self, chunk: Chunk, position: int = 0) -> str:
+    def parts(self, chunk: Chunk, position: int = 0) -> tuple[str, str, str]:
+        """``(head, body, tail)`` of a chunk's block: labels before, escaped text, close."""
         if self.fmt == "plain":
-            return chunk.text
+            return "", chunk.text, ""
         lab = labels(chunk)
         if self.fmt == "xml":
             attrs = " ".join(f'{k}="{_attr(v)}"' for k, v in lab.items())
-            return f"<{_TAG} {attrs}>\n{escape_body(chunk.text)}\n</{_TAG}>"
-        head = " › ".join(x for x in (lab.get("title"), lab.get("section")) if x) or lab["id"]
+            return f"<{_TAG} {attrs}>\n", escape_body(chunk.text), f"\n</{_TAG}>"
+        title = " › ".join(x for x in (lab.get("title"), lab.get("section")) if x) or lab["id"]
         extra = ", ".join(lab[k] for k in ("version", "date", "status") if k in lab)
-        header = f"[E{position + 1}] {head}" + (f" ({extra})" if extra else "") + f" id={lab['id']}"
+        header = f"[E{position + 1}] {title}" + (f" ({extra})" if extra else "") + f" id={lab['id']}\n"
         body = "\n".join(("  " + ln) if ln.startswith("[E") else ln for ln in chunk.text.split("\n"))
-        return f"{header}\n{body}"
+        return header, body, ""
+
+    def block(self, chunk: Chunk, position: int = 0) -> str:
+        return "".join(self.parts(chunk, position))
 
     def render(self, chunks: Sequence[Chunk]) -> str:
         return SEPARATOR.join(self.block(c, i) for i, c in enumerate(chunks))

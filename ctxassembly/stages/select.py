@@ -24,9 +24,11 @@ class Select:
 
     :param reserve: tokens of the budget kept back for the rest of the prompt.
     :param max_per_doc: at most this many chunks from one document (``doc_cap``).
-    :param render: ``chunk -> text`` as it will stand in the context (the assembler passes
-        the renderer's block); its tokens plus ``separator_tokens`` are the chunk's cost.
-        Defaults to the chunk's text.
+    :param render: ``chunk -> (head, body, tail)`` as it will stand in the context (the
+        assembler passes the renderer's parts); the tokens of the three plus
+        ``separator_tokens`` are the chunk's cost. Defaults to the bare text. Counting the
+        parts apart lets the body's count be shared with other stages (BPE merges across
+        the seams only ever save tokens; the assembler re-checks the rendered total).
     :param cost: ``(chunk, ctx) -> tokens``, replacing the rendered-size cost entirely.
     :raises ConfigError: a negative reserve or a cap below 1.
     """
@@ -38,7 +40,7 @@ class Select:
         *,
         reserve: int = 0,
         max_per_doc: int | None = None,
-        render: Callable[[Chunk], str] | None = None,
+        render: Callable[[Chunk], tuple[str, str, str]] | None = None,
         separator_tokens: int = 0,
         cost: Callable[[Chunk, Context], int] | None = None,
     ) -> None:
@@ -65,9 +67,10 @@ class Select:
             if self.cost is not None:
                 cost: int | None = self.cost(c, ctx)
             else:
-                text = self.render(c) if self.render is not None else c.text
-                cost = _tokens_within(text, remaining - self.separator_tokens, ctx.count_tokens)
-                cost = None if cost is None else cost + self.separator_tokens
+                head, body, tail = self.render(c) if self.render is not None else ("", c.text, "")
+                frame = ctx.count_tokens(head) + ctx.count_tokens(tail) + self.separator_tokens
+                cost = _tokens_within(body, remaining - frame, ctx.count_tokens)
+                cost = None if cost is None else cost + frame
             if cost is None or cost > remaining:
                 ctx.report.drop(c, self.name, "over_budget", tokens=cost, remaining=max(remaining, 0))
                 continue
