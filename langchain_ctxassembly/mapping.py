@@ -161,8 +161,8 @@ def summary(report: Report) -> dict[str, Any]:
     return {k: data[k] for k in keep}
 
 
-def facts(chunk: Chunk, position: int, report: Report) -> dict[str, Any]:
-    """What the assembler did to one kept chunk, JSON-ready."""
+def facts(chunk: Chunk, position: int, report: Report, call: dict[str, Any] | None = None) -> dict[str, Any]:
+    """What the assembler did to one kept chunk, JSON-ready (``call``: a precomputed :func:`summary`)."""
     decision = report.decisions[chunk.index] if chunk.index is not None else None
     meta = chunk.meta
     return {
@@ -180,7 +180,7 @@ def facts(chunk: Chunk, position: int, report: Report) -> dict[str, Any]:
         "span": [chunk.start, chunk.end] if chunk.start is not None else None,
         "labels": labels(chunk),
         "decision": decision.to_dict() if decision is not None else None,
-        "report": summary(report),
+        "report": copy.deepcopy(summary(report) if call is None else call),
     }
 
 
@@ -202,11 +202,12 @@ def to_documents(
     (this chunk's line of the report) and ``report`` (the call's summary).
     """
     out = []
+    call = summary(report)  # once per call: to_dict() walks every decision
     for position, chunk in enumerate(chunks):
         if chunk.index is None:
             raise RuntimeError(f"chunk {chunk.id!r} has no input index; it did not come from to_chunks")
         source = documents[chunk.index]
         metadata = copy.deepcopy(dict(source.metadata or {}))
-        metadata[metadata_key] = facts(chunk, position, report)
+        metadata[metadata_key] = facts(chunk, position, report, call)
         out.append(Document(id=source.id, page_content=chunk.text, metadata=metadata))
     return out

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from langchain_core.documents import Document
 from langchain_core.runnables import RunnableLambda
 
-from ctxassembly.chunk import Chunk
+from ctxassembly.chunk import Chunk, FrozenMeta
 from ctxassembly.render import Format, Renderer
 from langchain_ctxassembly.mapping import METADATA_KEY, MetadataKeys, to_chunk
 
@@ -34,7 +34,7 @@ def _labelled(doc: Document, position: int, keys: MetadataKeys, metadata_key: st
         section=shown.get("section"),
         version=shown.get("version"),
         date=shown.get("date"),
-        meta={"status": shown["status"]} if shown.get("status") else {},
+        meta=FrozenMeta({"status": shown["status"]} if shown.get("status") else {}),
         index=position,
     )
 

@@ -10,7 +10,7 @@ from langchain_core.documents import Document
 from pydantic import ValidationError
 
 from ctxassembly.errors import ChunkError
-from langchain_ctxassembly.mapping import MetadataKeys, to_chunk, to_chunks
+from langchain_ctxassembly.mapping import MetadataKeys, to_chunk, to_chunks, to_documents
 
 pytestmark = pytest.mark.unit
 
@@ -169,3 +169,22 @@ def test_metadata_keys_validation() -> None:
         MetadataKeys(version=())
     with pytest.raises(ValidationError, match="Extra inputs are not permitted"):
         MetadataKeys(versoin="v")  # type: ignore[call-arg]
+
+
+def test_to_documents_refuses_chunks_without_an_input_index() -> None:
+    from ctxassembly import Chunk
+    from ctxassembly.report import Report
+
+    with pytest.raises(RuntimeError, match="chunk 'x' has no input index; it did not come from to_chunks"):
+        to_documents([Chunk(id="x", text="t")], [Document(page_content="t")], Report())
+
+
+def test_public_surface() -> None:
+    import langchain_ctxassembly
+
+    assert sorted(langchain_ctxassembly.__all__) == sorted([
+        "METADATA_KEY", "PROMPT", "REPORT_EVENT", "ContextAssemblyCompressor", "MetadataKeys",
+        "build_chain", "format_documents", "render_documents", "to_chunks", "to_documents",
+    ])  # fmt: skip
+    assert langchain_ctxassembly.METADATA_KEY == "ctxassembly"
+    assert langchain_ctxassembly.REPORT_EVENT == "ctxassembly_report"
