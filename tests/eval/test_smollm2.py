@@ -14,7 +14,8 @@ from ctxassembly.eval import SmolLM2Reader, contains_answer, planted_fact_probe,
 from ctxassembly.eval.cli import app
 from ctxassembly.render import prompt, render
 
-pytestmark = pytest.mark.integration
+# slow: the first test of the module pays the 15-45 s GGUF dequantisation (session fixture)
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 
 def test_gguf_file_is_found_without_importing_the_plugin() -> None:
@@ -34,13 +35,15 @@ def test_cached_load_is_fast(smollm2: SmolLM2Reader, smollm2_cache: Path) -> Non
     again = SmolLM2Reader(cache_dir=smollm2_cache).load()
     assert again.loaded_from_cache is True
     # well under a second on an idle machine; 2 shared cores under load get some slack
-    assert again.load_seconds is not None and again.load_seconds < 5
+    assert again.load_seconds is not None
+    assert again.load_seconds < 5
 
 
 def test_answers_from_a_one_chunk_context(smollm2: SmolLM2Reader) -> None:
     context = render([Chunk(id="memo-1", text="The secret code of the vault is BLUE-42.")])
     reply = smollm2(prompt(context, "What is the secret code of the vault?", "Answer briefly."))
-    assert isinstance(reply, str) and reply.strip()
+    assert isinstance(reply, str)
+    assert reply.strip()
     assert contains_answer(reply, ["BLUE-42"]) is True
     assert contains_answer(reply, ["RED-17"]) is False
 
@@ -55,7 +58,8 @@ def test_planted_fact_probe_with_the_real_reader(smollm2: SmolLM2Reader) -> None
     result = planted_fact_probe(smollm2, n_docs=5, positions=5, trials=1, max_chars=160)
     assert list(result.accuracy) == [0, 1, 2, 3, 4]
     assert all(0.0 <= v <= 1.0 for v in result.accuracy.values())
-    assert len(result.rows) == 5 and all(r.response for r in result.rows)
+    assert len(result.rows) == 5
+    assert all(r.response for r in result.rows)
     # a real measurement, not a constant: the model finds the fact at least somewhere
     assert result.overall > 0
     assert time.perf_counter() - t0 < 120
@@ -70,7 +74,8 @@ def test_cli_probe_end_to_end_on_the_demo_corpus(
             "--max-new-tokens", "20", "--png", str(png), "--json", str(out)]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
-    assert "position" in result.output and "accuracy" in result.output
+    assert "position" in result.output
+    assert "accuracy" in result.output
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     data = json.loads(out.read_text())
     assert set(data["accuracy"]) == {"0", "1", "2"}
