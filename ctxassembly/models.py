@@ -93,7 +93,9 @@ def model_kind(spec: str) -> Kind:
     :raises ConfigError: the folder is not a model, or its kind cannot be determined.
     """
     if os.path.isdir(spec):
-        return _kind_from_files(lambda name: os.path.join(spec, name) if os.path.isfile(os.path.join(spec, name)) else None, spec)
+        return _kind_from_files(
+            lambda name: os.path.join(spec, name) if os.path.isfile(os.path.join(spec, name)) else None, spec
+        )
     if os.path.exists(spec):
         raise ConfigError(f"model path {spec!r} is a file; expected a model folder or a hub name")
     if spec.startswith(("./", "../", "/", "~")):
@@ -219,7 +221,11 @@ class Embedder:
         model = self.model
         if is_sentence_transformer(model):
             out = model.encode(
-                texts, batch_size=self.batch_size, convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False
+                texts,
+                batch_size=self.batch_size,
+                convert_to_numpy=True,
+                normalize_embeddings=True,
+                show_progress_bar=False,
             )
         else:
             out = model(texts)
@@ -290,8 +296,10 @@ def embedder_for(model: object) -> Embedder:
     """
     if isinstance(model, Embedder):
         return model
-    key: object = ("path", os.path.abspath(model)) if isinstance(model, str) and os.path.isdir(model) else (
-        ("name", model) if isinstance(model, str) else ("obj", id(model))
+    key: object = (
+        ("path", os.path.abspath(model))
+        if isinstance(model, str) and os.path.isdir(model)
+        else (("name", model) if isinstance(model, str) else ("obj", id(model)))
     )
     with _LOCK:
         found = _SHARED.get(key)

@@ -67,7 +67,9 @@ _UNDERLINE = re.compile(r"^([=\-~^\"'`#*+:.<>_])\1{2,}\s*$")
 _MD_HEADING = re.compile(r"^#{1,6}\s+\S")
 _ITEM = re.compile(r"^(\s*)(?:[*\-+•]|#\.|\(?(?:\d{1,3}|[a-zA-Z])[.)]|:[^:\s][^:]*:)\s+\S")
 _DIRECTIVE = re.compile(r"^(\s*)\.\.\s+([\w:.-]+)::")
-_CODE_DIRECTIVES = frozenset({"code-block", "code", "sourcecode", "literalinclude", "parsed-literal", "console", "highlight"})
+_CODE_DIRECTIVES = frozenset(
+    {"code-block", "code", "sourcecode", "literalinclude", "parsed-literal", "console", "highlight"}
+)
 _LONG_ITEM = 300  # characters of content after its first block that make an item worth splitting
 _FENCE = re.compile(r"^(\s*)(```+|~~~+)")
 _BOUNDARY = re.compile(r"[.!?][\"')\]`*]*\s+[\"'(\[`*]*[A-Z0-9:]")
@@ -109,13 +111,13 @@ def sentences(paragraph: str) -> tuple[tuple[int, int], ...]:
             b -= 1
         if b > a:
             out.append((a, b))
-    if not out or "".join(paragraph[a:b] for a, b in out).replace(" ", "") != re.sub(r"\s", "", paragraph):
+    if not out or re.sub(r"\s", "", "".join(paragraph[a:b] for a, b in out)) != re.sub(r"\s", "", paragraph):
         return ((len(paragraph) - len(paragraph.lstrip()), len(stripped)),)  # spans lost text: keep whole
     return tuple(out)
 
 
 @lru_cache(maxsize=8192)
-def segment(text: str) -> tuple[Unit, ...]:
+def segment(text: str) -> tuple[Unit, ...]:  # noqa: PLR0915 - one line scanner; its branches read in order
     """Cut ``text`` (reStructuredText, Markdown or plain) into units that are never split.
 
     :raises MissingExtraError: pysbd is not installed.
@@ -184,8 +186,14 @@ def segment(text: str) -> tuple[Unit, ...]:
             para += 1
             i, last_sentence = j, None
             continue
-        is_rst_heading = bool(_UNDERLINE.match(nxt.strip())) and len(nxt.strip()) >= len(line.strip()) and not _UNDERLINE.match(line.strip())
-        is_overline = bool(_UNDERLINE.match(line.strip())) and i + 2 < len(lines) and lines[i + 2].strip() == line.strip()
+        is_rst_heading = (
+            bool(_UNDERLINE.match(nxt.strip()))
+            and len(nxt.strip()) >= len(line.strip())
+            and not _UNDERLINE.match(line.strip())
+        )
+        is_overline = (
+            bool(_UNDERLINE.match(line.strip())) and i + 2 < len(lines) and lines[i + 2].strip() == line.strip()
+        )
         if is_rst_heading or is_overline or _MD_HEADING.match(line):
             j = i + (3 if is_overline else 2 if is_rst_heading else 1)
             stack.clear()
@@ -255,7 +263,9 @@ def segment(text: str) -> tuple[Unit, ...]:
             continue
         # a prose paragraph: up to the next blank line, heading, item or directive
         end = i + 1
-        while end < len(lines) and lines[end].strip() and not _ITEM.match(lines[end]) and not _DIRECTIVE.match(lines[end]):
+        while (
+            end < len(lines) and lines[end].strip() and not _ITEM.match(lines[end]) and not _DIRECTIVE.match(lines[end])
+        ):
             if end + 1 < len(lines) and _UNDERLINE.match(lines[end + 1].strip()):
                 break
             end += 1
@@ -280,10 +290,12 @@ _CONDITION = re.compile(
     r"should|required?|deprecated|removed|no longer|default(?:s|ed)?|at (?:least|most)|minimum|maximum|"
     r"before|after|until|since)\b"
     r"|\b\d+(?:[.,]\d+)*\s?(?:%|[kmgt]i?b|bytes?|ms|s|seconds?|minutes?|hours?|days?|weeks?|years?|chars?|characters?)\b"
+    r"|\b(?:in|of) (?:milli)?(?:seconds|minutes|hours|days|bytes|characters|tokens)\b"
     r"|\b\d+\.\d+(?:\.\d+)*\b"
     r"|\b\d{4}-\d{2}-\d{2}\b",
     re.IGNORECASE,
 )
+_NEIGHBOUR_CHARS = 240  # a neighbouring condition longer than this is a topic of its own
 _BACKREF = re.compile(
     r"^(?:this|that|these|those|it|its|they|such|however|otherwise|instead|also|then|in (?:that|this) case|"
     r"for (?:example|instance)|in addition|as a result|therefore|note)\b",
@@ -378,36 +390,65 @@ class Extract:
             if kept is None:
                 continue
             text, spans = self.write(c.text, units, kept)
-            ctx.report.note(self.name, "extracted", id=c.id, index=c.index, tokens_before=count(c.text), tokens_after=count(text))
+            ctx.report.note(
+                self.name, "extracted", id=c.id, index=c.index, tokens_before=count(c.text), tokens_after=count(text)
+            )
             out[i] = replace(
-                c, text=text, start=None, end=None, meta=c.meta.updated(extract=True, spans=spans, source_span=(c.start, c.end))
+                c,
+                text=text,
+                start=None,
+                end=None,
+                meta=c.meta.updated(extract=True, spans=spans, source_span=(c.start, c.end)),
             )
         return out
 
-    def dependencies(self, text: str, units: Sequence[Unit], j: int) -> list[int]:
-        """Units that unit ``j`` needs to be read correctly (see the module docstring)."""
+    def dependencies(self, text: str, units: Sequence[Unit], j: int, *, neighbours: bool = True) -> list[int]:
+        """Units that unit ``j`` needs to be read correctly (see the module docstring).
+
+        Structural ones (heading, directive, lead-in) always; with ``neighbours``, also the
+        adjacent sentences of the same section that state a condition or that the unit
+        refers back to.
+        """
         u = units[j]
         deps = [x for x in (u.heading, u.parent, u.lead) if x is not None]
-        if u.kind == "sentence":
-            prev = j - 1 if j > 0 and units[j - 1].para == u.para else None
-            nxt = j + 1 if j + 1 < len(units) and units[j + 1].para == u.para else None
-            if prev is not None and (_BACKREF.match(text[u.start : u.end]) or carries_condition(text[units[prev].start : units[prev].end])):
-                deps.append(prev)
-            if nxt is not None and carries_condition(text[units[nxt].start : units[nxt].end]) and not _ends_thought(text, units[nxt]):
-                deps.append(nxt)
-            elif nxt is not None and _BACKREF.match(text[units[nxt].start : units[nxt].end]):
-                deps.append(nxt)
+        if neighbours and u.kind in ("sentence", "item"):
+            own = text[u.start : u.end]
+            for n in (j - 1, j + 1):
+                if not 0 <= n < len(units):
+                    continue
+                v = units[n]
+                if v.kind not in ("sentence", "item") or (v.heading, v.parent) != (u.heading, u.parent):
+                    continue
+                other = text[v.start : v.end]
+                if (
+                    (n < j and _BACKREF.match(own) and v.para == u.para)
+                    or (n > j and _BACKREF.match(other) and v.para == u.para)
+                    or (carries_condition(other) and len(other) <= _NEIGHBOUR_CHARS)
+                ):
+                    deps.append(n)
         return deps
 
     def choose(self, text: str, units: Sequence[Unit], scores: np.ndarray, cap: int, count: object) -> list[int] | None:
-        """Indices of the units to keep, or ``None`` to leave the chunk whole."""
+        """Indices of the units to keep, or ``None`` to leave the chunk whole.
+
+        Headings and directive headers are not picked for themselves: they come with the
+        units under them, and their score is added (halved) to those units', so content
+        under a heading that matches the question ranks higher.
+        """
         if len(units) < 2:
             return None
         cost = [count(text[u.start : u.end]) + 1 for u in units]  # type: ignore[operator]
+        own = np.asarray(scores, dtype=np.float64)
+        total = own.copy()
+        for j, u in enumerate(units):
+            for x in (u.heading, u.parent):
+                if x is not None:
+                    total[j] += 0.5 * own[x]
+        candidates = [j for j, u in enumerate(units) if u.kind not in ("heading", "directive")]
         keep: set[int] = set()
         used = 0
-        for j in sorted(range(len(units)), key=lambda j: (-scores[j], j)):
-            if j in keep or (scores[j] <= 0 and keep):
+        for j in sorted(candidates, key=lambda j: (-total[j], j)):
+            if j in keep or (own[j] <= 0 and keep):
                 continue
             group = self._closure(text, units, j, keep)
             extra = sum(cost[x] for x in group)
@@ -420,13 +461,15 @@ class Extract:
         return sorted(keep)
 
     def _closure(self, text: str, units: Sequence[Unit], j: int, keep: set[int]) -> set[int]:
-        group, todo = set(), [j]
+        """``j`` with its dependencies: neighbours of ``j`` itself, structure transitively."""
+        group: set[int] = set()
+        todo = [j, *self.dependencies(text, units, j)]
         while todo:
             x = todo.pop()
             if x in group or x in keep:
                 continue
             group.add(x)
-            todo.extend(self.dependencies(text, units, x))
+            todo.extend(self.dependencies(text, units, x, neighbours=False))
         return group
 
     def write(self, text: str, units: Sequence[Unit], kept: list[int]) -> tuple[str, tuple[tuple[int, int], ...]]:

@@ -52,7 +52,7 @@ from ctxassembly.models import (
 )
 from ctxassembly.stages.base import Context
 
-__all__ = ["Rerank", "Scorer", "chunk_vectors"]
+__all__ = ["Rerank", "Scorer", "chunk_vectors", "passage"]
 
 Scorer = Callable[[str, Sequence[str]], Sequence[float]]
 KindOption = Literal["auto", "bi", "cross"]
@@ -93,6 +93,12 @@ def chunk_vectors(chunks: Sequence[Chunk], embedder: Embedder) -> np.ndarray:
     return out
 
 
+def passage(chunk: Chunk) -> str:
+    """The chunk as a model should read it with its labels: section path (or title), then text."""
+    head = chunk.section or chunk.title
+    return f"{head}\n{chunk.text}" if head else chunk.text
+
+
 class Rerank:
     """Reorder chunks by a model's relevance score.
 
@@ -107,6 +113,8 @@ class Rerank:
     :param min_score: drop chunks whose model score is below it (``below_threshold``).
     :param top_k: keep at most this many (``rank_cutoff``).
     :param batch_size: pairs per cross-encoder forward pass.
+    :param labels: score the chunk's title and section with its text (``passage``);
+        caller-supplied embeddings are then not used, since they embed the text alone.
     :raises ConfigError: a model that is none of the above, a bad kind, fuse, k or top_k.
     :raises MissingExtraError: a path or name was given and sentence-transformers is missing.
     """
@@ -124,6 +132,7 @@ class Rerank:
         min_score: float | None = None,
         top_k: int | None = None,
         batch_size: int = 32,
+        labels: bool = False,
     ) -> None:
         if kind not in ("auto", "bi", "cross"):
             raise ConfigError(f"kind must be 'auto', 'bi' or 'cross', got {kind!r}")
@@ -140,6 +149,7 @@ class Rerank:
         self.min_score = min_score
         self.top_k = top_k
         self.batch_size = batch_size
+        self.labels = labels
         self._cross: Any = None
         self.embedder: Embedder | None = None
         self._scorer: Scorer | None = None
@@ -186,10 +196,13 @@ class Rerank:
         if not chunks:
             return []
         self._resolve()
-        texts = [c.text for c in chunks]
+        texts = [passage(c) for c in chunks] if self.labels else [c.text for c in chunks]
         if self.kind == "bi" and self.embedder is not None:
             q = self.embedder.embed([query])[0]
-            raw: Any = chunk_vectors(chunks, self.embedder) @ q
+            if self.labels:
+                raw: Any = self.embedder.embed(texts) @ q
+            else:
+                raw = chunk_vectors(chunks, self.embedder) @ q
         elif self.kind == "cross":
             raw = self._cross.predict(
                 [(query, t) for t in texts], batch_size=self.batch_size, show_progress_bar=False, convert_to_numpy=True

@@ -67,8 +67,8 @@ class SemanticDedup:
         removed: set[int] = set()
         dups: dict[int, list[str]] = {}
         conflicts: dict[int, list[str]] = {}
-        for i, j in zip(*np.nonzero(close), strict=True):  # row-major: i ascending, i.e. best first
-            i, j = int(i), int(j)
+        for row, col in zip(*np.nonzero(close), strict=True):  # row-major: i ascending, i.e. best first
+            i, j = int(row), int(col)
             if i in removed or j in removed:
                 continue
             if self.guard(chunks[i].text, chunks[j].text):
@@ -77,7 +77,12 @@ class SemanticDedup:
                 continue
             removed.add(j)
             ctx.report.drop(
-                chunks[j], self.name, "duplicate", duplicate_of=chunks[i].id, kind="semantic", cosine=round(float(sim[i, j]), 4)
+                chunks[j],
+                self.name,
+                "duplicate",
+                duplicate_of=chunks[i].id,
+                kind="semantic",
+                cosine=round(float(sim[i, j]), 4),
             )
             dups.setdefault(i, []).extend([chunks[j].id, *chunks[j].meta.get("duplicates", ())])
         out = []
@@ -86,7 +91,9 @@ class SemanticDedup:
                 continue
             meta: dict[str, object] = {}
             if i in dups:
-                meta["duplicates"] = tuple(dict.fromkeys(d for d in (*c.meta.get("duplicates", ()), *dups[i]) if d != c.id))
+                meta["duplicates"] = tuple(
+                    dict.fromkeys(d for d in (*c.meta.get("duplicates", ()), *dups[i]) if d != c.id)
+                )
             if i in conflicts:
                 old = tuple(c.meta.get("conflicts_with", ()))
                 meta["conflicts_with"] = tuple(dict.fromkeys(x for x in (*old, *conflicts[i]) if x != c.id))

@@ -18,6 +18,7 @@ Like extract, only chunks larger than ``max_share`` of the budget are touched.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, replace
 
@@ -115,10 +116,19 @@ def _grid(text: str, lines: list[str], offs: list[int], i: int) -> tuple[list[Ta
     last = borders[-1]
     header_rule = next((b for b in borders[1:] if "=" in lines[b]), borders[1])
     rows = []
-    for a, b in zip(borders, borders[1:], strict=False):
+    for a, b in itertools.pairwise(borders):
         if a >= header_rule:
             rows.append((offs[a + 1], _end(text, offs[b + 1])))  # the row and its closing border
-    return [Table(offs[i], _end(text, offs[last + 1]), _end(text, offs[header_rule + 1]), tuple(rows), _end(text, offs[last + 1]), "grid")], last + 1
+    return [
+        Table(
+            offs[i],
+            _end(text, offs[last + 1]),
+            _end(text, offs[header_rule + 1]),
+            tuple(rows),
+            _end(text, offs[last + 1]),
+            "grid",
+        )
+    ], last + 1
 
 
 def _simple(text: str, lines: list[str], offs: list[int], i: int) -> tuple[list[Table], int]:
@@ -148,7 +158,9 @@ def _simple(text: str, lines: list[str], offs: list[int], i: int) -> tuple[list[
         else:
             rows.append([offs[k], _end(text, offs[k + 1])])
     end = _end(text, offs[close + 1])
-    return [Table(offs[i], end, _end(text, offs[head_end + 1]), tuple((a, b) for a, b in rows), offs[close], "simple")], close + 1
+    return [
+        Table(offs[i], end, _end(text, offs[head_end + 1]), tuple((a, b) for a, b in rows), offs[close], "simple")
+    ], close + 1
 
 
 class Tables:
@@ -193,8 +205,17 @@ class Tables:
                 continue
             text = self.compress(c.text, ctx.question)
             if text != c.text:
-                ctx.report.note(self.name, "table_rows_dropped", id=c.id, index=c.index, tokens_before=ctx.count_tokens(c.text), tokens_after=ctx.count_tokens(text))
-                out[i] = replace(c, text=text, start=None, end=None, meta=c.meta.updated(tables=True, source_span=(c.start, c.end)))
+                ctx.report.note(
+                    self.name,
+                    "table_rows_dropped",
+                    id=c.id,
+                    index=c.index,
+                    tokens_before=ctx.count_tokens(c.text),
+                    tokens_after=ctx.count_tokens(text),
+                )
+                out[i] = replace(
+                    c, text=text, start=None, end=None, meta=c.meta.updated(tables=True, source_span=(c.start, c.end))
+                )
         return out
 
     def compress(self, text: str, question: str) -> str:

@@ -1,0 +1,221 @@
+"""Extract stage: verbatim, query-focused, structure-aware; evidence kept with its sentence."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from ctxassembly.errors import ConfigError
+from ctxassembly.models import Embedder
+from ctxassembly.stages.extract import Extract, carries_condition, segment, sentences
+from tests.conftest import chunks, context
+
+pytestmark = pytest.mark.unit
+
+FILLER = " ".join(f"Sentence {w} talks about templates and widgets at some length." for w in "abcdefghij")
+
+RST = f"""Caching
+=======
+
+{FILLER}
+
+The cache key may be at most 250 characters long. It is not checked on Windows.
+{FILLER}
+
+To enable the cache, follow these steps:
+
+#. Install the backend with pip.
+#. Add it to ``CACHES`` and set
+   ``TIMEOUT`` to 300 seconds.
+
+Then configure the location::
+
+    CACHES = {{
+        "default": {{"LOCATION": "127.0.0.1:11211"}},
+    }}
+
+.. versionchanged:: 5.1
+
+    The location may only be a socket path on Linux.
+
+```
+fenced = "code"
+
+still fenced
+```
+
+| Backend | Max key (chars) |
+|---|---|
+| memcached | 250 |
+"""
+
+
+def kinds(text):
+    return [(u.kind, text[u.start : u.end]) for u in segment(text)]
+
+
+def test_segment_keeps_items_code_and_tables_whole():
+    got = kinds(RST)
+    assert ("heading", "Caching\n=======") in got
+    assert ("item", "#. Add it to ``CACHES`` and set\n   ``TIMEOUT`` to 300 seconds.") in got
+    assert ("code", '    CACHES = {\n        "default": {"LOCATION": "127.0.0.1:11211"},\n    }') in got
+    assert ("code", '```\nfenced = "code"\n\nstill fenced\n```') in got
+    assert ("table", "| Backend | Max key (chars) |\n|---|---|\n| memcached | 250 |") in got
+    assert ("directive", ".. versionchanged:: 5.1") in got
+    assert ("sentence", "The cache key may be at most 250 characters long.") in got
+
+
+def test_segment_links_structure():
+    units = segment(RST)
+    by_text = {RST[u.start : u.end]: (i, u) for i, u in enumerate(units)}
+    _, item = by_text["#. Install the backend with pip."]
+    assert RST[units[item.lead].start : units[item.lead].end] == "To enable the cache, follow these steps:"
+    _, inner = by_text["The location may only be a socket path on Linux."]
+    assert RST[units[inner.parent].start : units[inner.parent].end] == ".. versionchanged:: 5.1"
+    assert units[inner.heading].kind == "heading"
+
+
+def test_segment_covers_the_text_in_order():
+    units = segment(RST)
+    assert all(a.end <= b.start for a, b in itertools.pairwise(units))
+    assert "".join(RST[u.start : u.end] for u in units).replace(" ", "").replace("\n", "") == RST.replace(
+        " ", ""
+    ).replace("\n", "")
+
+
+def test_sentences_ignore_line_wraps():
+    para = "Django supports PostgreSQL\n13 and higher. It does not support 12."
+    assert [para[a:b] for a, b in sentences(para)] == [
+        "Django supports PostgreSQL\n13 and higher.",
+        "It does not support 12.",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("It is not supported.", True),
+        ("Only for admins.", True),
+        ("Up to 5 MB.", True),
+        ("Added in 5.1.", True),
+        ("On 2024-01-31.", True),
+        ("Templates render widgets.", False),
+    ],
+)
+def test_carries_condition(text, expected):
+    assert carries_condition(text) is expected
+
+
+def extract(text, question, budget=400, **kw):
+    ctx = context(question, budget=budget)
+    return Extract(**kw).run(chunks(("a", text)), ctx)[0], ctx
+
+
+def pieces(text):
+    return [p for p in text.split("\n\n[…]\n\n") if p not in ("", "[…]")]
+
+
+def test_output_is_verbatim_and_marked():
+    out, ctx = extract(RST, "How long may a cache key be?", budget=300)
+    assert out.text != RST
+    assert "The cache key may be at most 250 characters long." in out.text
+    for p in pieces(out.text.removeprefix("[…]\n\n").removesuffix("\n\n[…]")):
+        assert p in RST
+    assert out.meta["extract"] is True
+    assert all(RST[a:b] in out.text for a, b in out.meta["spans"])
+    assert ctx.report.notes[0]["event"] == "extracted"
+    assert ctx.count_tokens(out.text) <= Extract().cap(300) + 10
+
+
+def test_short_chunks_stay_whole():
+    cs = chunks(("a", "The retry limit is 5. It is not configurable."))
+    assert Extract().run(cs, context("retry limit", budget=1000)) == cs
+
+
+# Evidence fidelity: each case is (chunk text, question, the sentence that answers,
+# the evidence that sentence depends on). Extraction must keep all of it.
+CASES = [
+    (  # a negation in the next sentence
+        f"{FILLER}\n\nThe cache key may be at most 250 characters long. "
+        f"This limit is not enforced on Windows.\n\n{FILLER}",
+        "How long may a cache key be?",
+        "The cache key may be at most 250 characters long.",
+        ["This limit is not enforced on Windows."],
+    ),
+    (  # a unit stated in the sentence before
+        f"{FILLER}\n\nAll timeouts below are in seconds. The session timeout defaults to 1209600.\n\n{FILLER}",
+        "What is the session timeout default?",
+        "The session timeout defaults to 1209600.",
+        ["All timeouts below are in seconds."],
+    ),
+    (  # a version constraint from the enclosing directive
+        f"{FILLER}\n\n.. versionchanged:: 5.1\n\n    The sitemap protocol default is https.\n\n{FILLER}",
+        "What is the sitemap protocol default?",
+        "The sitemap protocol default is https.",
+        [".. versionchanged:: 5.1"],
+    ),
+    (  # a table header with its units
+        f"{FILLER}\n\n| Backend | Max key (chars) |\n|---|---|\n| memcached | 250 |\n| redis | 512 |\n\n{FILLER}",
+        "What is the max key of memcached?",
+        "| memcached | 250 |",
+        ["| Backend | Max key (chars) |"],
+    ),
+    (  # a numbered step with its lead-in
+        f"{FILLER}\n\nTo rotate the secret key, you must do this:\n\n"
+        f"#. Add the old key to SECRET_KEY_FALLBACKS.\n#. Deploy.\n\n{FILLER}",
+        "How do I rotate the secret key with SECRET_KEY_FALLBACKS?",
+        "#. Add the old key to SECRET_KEY_FALLBACKS.",
+        ["To rotate the secret key, you must do this:"],
+    ),
+    (  # "only" in the previous sentence and a back-reference
+        f"{FILLER}\n\nThe pool is only available on PostgreSQL 16. It is enabled with the pool option.\n\n{FILLER}",
+        "How is the connection pool enabled with the pool option?",
+        "It is enabled with the pool option.",
+        ["The pool is only available on PostgreSQL 16."],
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "question", "answer", "evidence"), CASES)
+def test_evidence_fidelity(text, question, answer, evidence):
+    out, _ = extract(text, question, budget=300)
+    assert out.text != text, "the chunk should have been cut"
+    assert answer in out.text
+    for e in evidence:
+        assert e in out.text, f"lost the evidence {e!r}"
+    for p in pieces(out.text.removeprefix("[…]\n\n").removesuffix("\n\n[…]")):
+        assert p in text
+
+
+def test_embedder_adds_a_semantic_signal():
+    text = f"{FILLER}\n\nThe pool keeps connections open between requests.\n\n{FILLER}"
+
+    def vectors(texts):  # an embedding function: "connection reuse" is about the pool sentence
+        return np.array([[float("pool" in t or "reuse" in t), 0.1] for t in texts])
+
+    out, _ = extract(text, "connection reuse?", budget=250, embedder=Embedder(vectors))
+    assert "The pool keeps connections open between requests." in out.text
+    lexical, _ = extract(text, "connection reuse?", budget=250)
+    assert "The pool keeps connections open between requests." not in lexical.text
+
+
+def test_horizon_leaves_low_ranked_chunks_whole():
+    big = [(f"c{i}", f"{FILLER}\n\nThe limit is {i} items.\n\n{FILLER}") for i in range(6)]
+    out = Extract(horizon=1).run(chunks(*big), context("limit", budget=300))
+    assert out[0].meta.get("extract")
+    assert not out[-1].meta.get("extract")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"max_share": 0}, "max_share must be in"),
+        ({"semantic_weight": -1}, "semantic_weight must be >= 0"),
+        ({"horizon": 0.5}, "horizon must be >= 1"),
+    ],
+)
+def test_bad_options(kwargs, match):
+    with pytest.raises(ConfigError, match=match):
+        Extract(**kwargs)

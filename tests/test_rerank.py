@@ -1,0 +1,202 @@
+"""Rerank stage with injected scorers (a plain callable is the scorer contract)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ctxassembly.errors import ChunkError, ConfigError, MissingExtraError
+from ctxassembly.models import Embedder, embedder_for, model_kind
+from ctxassembly.stages.rerank import Rerank, chunk_vectors, passage
+from tests.conftest import chunks, context
+
+pytestmark = pytest.mark.unit
+
+
+def by_word(word: str):
+    """A scorer: how often ``word`` occurs in each text."""
+
+    def score(query: str, texts):
+        return [t.count(word) for t in texts]
+
+    return score
+
+
+def ranked(*texts: str, scores=None):
+    cs = chunks(*[(f"c{i}", t) for i, t in enumerate(texts)])
+    return [c.with_meta(relevance_rank=i) if scores is None else c for i, c in enumerate(cs)]
+
+
+def test_model_score_replaces_the_score_and_orders():
+    cs = [
+        c.__class__(**{**c.to_dict(), "score": 0.9 - i / 10, "meta": {"relevance_rank": i}})
+        for i, c in enumerate(ranked("x", "x y y", "y"))
+    ]
+    out = Rerank(by_word("y")).run(cs, context("q"))
+    assert [c.id for c in out] == ["c1", "c2", "c0"]
+    assert [c.score for c in out] == [2.0, 1.0, 0.0]
+    assert [c.meta["relevance_rank"] for c in out] == [0, 1, 2]
+    assert out[0].meta["pre_rerank_score"] == pytest.approx(0.8)
+    assert out[0].meta["retriever_score"] == pytest.approx(0.8)
+    assert out[0].meta["pre_rerank_rank"] == 1
+    assert cs[1].score == pytest.approx(0.8)  # input untouched
+
+
+def test_ties_keep_the_incoming_order():
+    out = Rerank(lambda q, ts: [1.0] * len(ts)).run(ranked("a", "b", "c"), context())
+    assert [c.id for c in out] == ["c0", "c1", "c2"]
+
+
+def test_fuse_blends_incoming_order():
+    cs = ranked("a", "b", "c y")
+    assert Rerank(by_word("y")).run(cs, context())[0].id == "c2"
+    fused = Rerank(by_word("y"), fuse=5.0).run(cs, context())
+    assert fused[0].id == "c0"  # the incoming order dominates at weight 5
+    assert fused[0].meta["rerank_score"] == 0.0
+
+
+def test_min_score_and_top_k_record_fates():
+    ctx = context()
+    out = Rerank(by_word("y"), min_score=1, top_k=1).run(ranked("a", "y", "yy"), ctx)
+    assert [c.id for c in out] == ["c2"]
+    reasons = {d.index: d.reason for d in ctx.report._fates.values()}
+    assert reasons == {0: "below_threshold", 1: "rank_cutoff"}
+
+
+def test_one_call_per_run():
+    calls = []
+
+    def scorer(q, texts):
+        calls.append(len(texts))
+        return [0.0] * len(texts)
+
+    Rerank(scorer).run(ranked("a", "b", "c"), context())
+    assert calls == [3]
+
+
+def test_empty_list_is_fine():
+    assert Rerank(by_word("y")).run([], context()) == []
+
+
+@pytest.mark.parametrize(
+    ("scorer", "match"),
+    [
+        (lambda q, ts: [1.0], "returned 1 scores for 2 chunks"),
+        (lambda q, ts: [1.0, float("nan")], "non-finite score nan for chunk 'c1'"),
+    ],
+)
+def test_bad_scorer_output_is_an_error(scorer, match):
+    with pytest.raises(ConfigError, match=match):
+        Rerank(scorer).run(ranked("a", "b"), context())
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"model": 42}, "reranker must be a CrossEncoder or SentenceTransformer"),
+        ({"model": "  "}, "must not be empty"),
+        ({"kind": "late"}, "kind must be 'auto', 'bi' or 'cross'"),
+        ({"fuse": -1}, "fuse must be a non-negative number"),
+        ({"k": 0}, "k must be positive"),
+        ({"top_k": 0}, "top_k must be a positive int"),
+        ({"batch_size": 0}, "batch_size must be a positive int"),
+    ],
+)
+def test_bad_options(kwargs, match):
+    kwargs = {"model": by_word("y"), **kwargs}
+    with pytest.raises(ConfigError, match=match):
+        Rerank(**kwargs)
+
+
+def test_missing_extra_names_it(monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "sentence_transformers" else real(name, *a)
+    )
+    with pytest.raises(MissingExtraError, match=r"pip install 'ctxassembly\[models\]'"):
+        Rerank("cross-encoder/ms-marco-MiniLM-L-6-v2")
+    with pytest.raises(MissingExtraError, match=r"sentence-transformers is not installed"):
+        Embedder("sentence-transformers/all-MiniLM-L6-v2")
+
+
+def _write(folder: Path, files: dict[str, object]) -> str:
+    folder.mkdir()
+    for name, content in files.items():
+        (folder / name).write_text(json.dumps(content))
+    return str(folder)
+
+
+def test_model_kind_reads_the_saved_config(tmp_path):
+    bi = _write(tmp_path / "bi", {"modules.json": [], "config.json": {"architectures": ["BertModel"]}})
+    cross = _write(tmp_path / "cross", {"config.json": {"architectures": ["BertForSequenceClassification"]}})
+    other = _write(tmp_path / "other", {"config.json": {"architectures": ["GPT2LMHeadModel"]}})
+    empty = _write(tmp_path / "empty", {})
+    assert model_kind(bi) == "bi"
+    assert model_kind(cross) == "cross"
+    with pytest.raises(ConfigError, match="neither a sequence-classification cross-encoder"):
+        model_kind(other)
+    with pytest.raises(ConfigError, match="cannot tell whether"):
+        model_kind(empty)
+    with pytest.raises(ConfigError, match="does not exist"):
+        model_kind(str(tmp_path / "nowhere"))
+    assert model_kind("cross-encoder/ms-marco-MiniLM-L-6-v2") == "cross"  # hub convention, offline
+
+
+def fake_vectors(texts):
+    """An embedding function: a bag of the words 'alpha', 'beta', 'gamma'."""
+    return np.array([[t.count("alpha"), t.count("beta"), t.count("gamma") + 0.01] for t in texts], dtype=float)
+
+
+def test_bi_encoder_path_uses_cosine_and_supplied_embeddings():
+    emb = Embedder(fake_vectors)
+    cs = ranked("gamma", "alpha alpha", "beta")
+    cs[2] = cs[2].with_meta(embedding=[1.0, 0.0, 0.0])  # the caller says: this one is about alpha
+    out = Rerank(emb).run(cs, context("alpha"))
+    assert [c.id for c in out][:2] in (["c1", "c2"], ["c2", "c1"])
+    assert out[0].score == pytest.approx(1.0, abs=1e-3)
+    assert emb.embedded == 3  # question + the two chunks without an embedding
+
+
+def test_embedding_cache_is_shared_and_bounded():
+    calls = []
+
+    def counting(texts):
+        calls.append(list(texts))
+        return fake_vectors(texts)
+
+    emb = embedder_for(counting)
+    assert embedder_for(counting) is emb
+    emb.embed(["alpha", "beta", "alpha"])
+    emb.embed(["beta", "gamma"])
+    assert calls == [["alpha", "beta"], ["gamma"]]
+    small = Embedder(counting, cache_size=1)
+    small.embed(["alpha", "beta"])
+    assert len(small) == 1
+
+
+def test_bad_embeddings_name_the_chunk():
+    emb = Embedder(fake_vectors)
+    cs = ranked("alpha", "beta")
+    with pytest.raises(
+        ChunkError, match=r"chunk 'c0': field 'meta\.embedding': has 2 dimensions, the embedder gives 3"
+    ):
+        chunk_vectors([cs[0].with_meta(embedding=[1.0, 0.0]), cs[1]], emb)
+    with pytest.raises(ChunkError, match="expected a 1-d finite vector"):
+        chunk_vectors([cs[0].with_meta(embedding=[[1.0]])], emb)
+    with pytest.raises(ConfigError, match=r"embedder returned shape \(1,\) for 1 texts"):
+        Embedder(lambda ts: [1.0]).embed(["x"])
+    with pytest.raises(ConfigError, match="embedder must be a SentenceTransformer"):
+        Embedder(3.5)
+    with pytest.raises(ConfigError, match="cache_size must be a non-negative int"):
+        Embedder(fake_vectors, cache_size=-1)
+
+
+def test_passage_puts_the_section_first():
+    c = chunks({"id": "a", "text": "body", "section": "Settings > X"})[0]
+    assert passage(c) == "Settings > X\nbody"
+    assert passage(chunks(("b", "body"))[0]) == "body"
