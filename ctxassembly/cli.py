@@ -13,8 +13,10 @@ from rich.table import Table
 
 from ctxassembly.assembler import Assembled, assemble
 from ctxassembly.errors import ChunkError, ConfigError
+from ctxassembly.eval.cli import app as eval_app  # light: the readers import torch on use
 
 app = typer.Typer(help="Context assembly for RAG: filter, de-duplicate, version, budget, order and label chunks.")
+app.add_typer(eval_app, name="eval", help="Measure context assembly on your own model and data.")
 console = Console(width=110)
 
 
