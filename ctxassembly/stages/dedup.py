@@ -14,6 +14,7 @@ the other in ``meta["conflicts_with"]``, and the arrange stage keeps them adjace
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 from functools import lru_cache
 
 from ctxassembly.chunk import Chunk
@@ -102,26 +103,31 @@ class Dedup:
         return out
 
     def _pairs(self, sh: list[frozenset[int]]) -> list[tuple[int, int]]:
-        """Index pairs (i < j) to compare: all of them, or LSH candidates on long lists."""
+        """Index pairs (i < j) to compare: all of them, or LSH candidates on long lists.
+
+        LSH: datasketch computes (and we cache) each text's MinHash; the banding is a
+        dict of band -> first index per band, which costs a few dictionary operations per
+        chunk instead of an index insert and query."""
         n = len(sh)
         if n < self.lsh_from:
             return [(i, j) for i in range(n) for j in range(i + 1, n)]
-        from datasketch import MinHashLSH
-
         assert self.threshold is not None  # _pairs runs only with near dedup on
-        lsh = MinHashLSH(threshold=self.threshold, num_perm=self.num_perm, params=_lsh_params(self.threshold, self.num_perm))
+        bands, rows = _lsh_params(self.threshold, self.num_perm)
+        buckets: dict[tuple[int, bytes], list[int]] = {}
         pairs: set[tuple[int, int]] = set()
         for i, s in enumerate(sh):
-            m = _minhash(s, self.num_perm)
-            for j in lsh.query(m):
-                pairs.add((int(j), i))
-            lsh.insert(str(i), m)
+            values = _minhash(s, self.num_perm)
+            for b in range(bands):
+                members = buckets.setdefault((b, values[b * rows : (b + 1) * rows].tobytes()), [])
+                pairs.update((j, i) for j in members)
+                members.append(i)
         return sorted(pairs)
 
 
 @lru_cache(maxsize=16)
 def _lsh_params(threshold: float, num_perm: int) -> tuple[int, int]:
-    # datasketch finds (bands, rows) by numerical integration; once per setting is enough
+    # datasketch finds the (bands, rows) that minimise false positives and negatives at
+    # this threshold by numerical integration; once per setting is enough
     from datasketch import MinHashLSH
 
     probe = MinHashLSH(threshold=threshold, num_perm=num_perm)
@@ -137,14 +143,15 @@ def _permutations(num_perm: int) -> tuple[object, str]:
 
 
 @lru_cache(maxsize=16384)
-def _minhash(shingle_set: frozenset[int], num_perm: int) -> object:
-    """MinHash of hashed shingles (already integers: no second hashing), cached."""
+def _minhash(shingle_set: frozenset[int], num_perm: int) -> Any:
+    """MinHash signature (numpy array) of hashed shingles, cached; the shingles are already
+    integers, so they are not hashed a second time."""
     from datasketch import MinHash
 
     perms, scheme = _permutations(num_perm)
     m = MinHash(num_perm=num_perm, hashfunc=_identity32, permutations=perms, scheme=scheme)
     m.update_batch(list(shingle_set) or [0])
-    return m
+    return m.hashvalues
 
 
 def _identity32(value: int) -> int:

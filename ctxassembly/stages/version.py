@@ -59,6 +59,7 @@ def _key_cmp(version: str) -> tuple[object, ...]:
     return (tier, pep) if pep is not None else (tier, natural)
 
 
+@lru_cache(maxsize=4096)
 def matches(version: str, target: str) -> bool:
     """``version`` is ``target`` or one of its releases ("5.1.3" matches "5.1")."""
     v, t = version.strip().casefold().lstrip("v"), target.strip().casefold().lstrip("v")
@@ -72,9 +73,12 @@ def versions_in(text: str) -> list[str]:
 
 def subject_version(chunk: Chunk) -> str | None:
     """The version a chunk is *about* when its title says so (release notes, changelogs)."""
-    heading = chunk.title or ""
-    if chunk.section:
-        heading += " > " + chunk.section.split(" > ")[0]
+    return _subject(chunk.title or "", (chunk.section or "").split(" > ")[0])
+
+
+@lru_cache(maxsize=8192)
+def _subject(title: str, top_section: str) -> str | None:
+    heading = f"{title} > {top_section}" if top_section else title
     for pattern in (_SUBJECT, _SUBJECT_AFTER):
         m = pattern.search(heading)
         if m:
