@@ -36,8 +36,10 @@ def main() -> None:
         c = rng.choice(corpus)
         edit = rng.random()
         text = c["text"] if edit < 0.5 else c["text"] + f"\n\n(copy {len(cands)})"
-        cands.append({k: c[k] for k in ("doc_id", "title", "section", "version", "start", "end")}
-                     | {"id": f"{c['id']}~{len(cands)}", "text": text, "score": round(rng.random(), 4)})
+        cands.append(
+            {k: c[k] for k in ("doc_id", "title", "section", "version", "start", "end")}
+            | {"id": f"{c['id']}~{len(cands)}", "text": text, "score": round(rng.random(), 4)}
+        )
     question = "What is the default value of SESSION_COOKIE_AGE in Django 5.1?"
     assembler = Assembler()
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -48,10 +50,11 @@ def main() -> None:
     traced = tracemalloc.get_traced_memory()[1] / 2**20
     tracemalloc.stop()
     after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(f"| candidates | seconds | peak RSS growth MiB | tracemalloc peak MiB | kept | reasons |")
+    print("| candidates | seconds | peak RSS growth MiB | tracemalloc peak MiB | kept | reasons |")
     print("|---:|---:|---:|---:|---:|---|")
     reasons = ", ".join(f"{r} {n:,}" for r, n in result.report.reasons.most_common())
-    print(f"| {args.n:,} | {seconds:.1f} | {(after - before) / 1024:.0f} | {traced:.0f} | {len(result.chunks)} | {reasons} |")
+    rss = (after - before) / 1024
+    print(f"| {args.n:,} | {seconds:.1f} | {rss:.0f} | {traced:.0f} | {len(result.chunks)} | {reasons} |")
 
 
 if __name__ == "__main__":

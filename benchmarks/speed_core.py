@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import random
 import statistics
@@ -65,8 +66,18 @@ def main() -> None:
         peak = tracemalloc.get_traced_memory()[1] / 2**20
         tracemalloc.stop()
         times.sort()
-        rows.append((n, len(times), statistics.median(cold), statistics.median(times), times[int(0.95 * (len(times) - 1))], peak))
-    print(f"machine: {platform.processor() or platform.machine()}, python {platform.python_version()}, budget {args.budget}")
+        rows.append(
+            (
+                n,
+                len(times),
+                statistics.median(cold),
+                statistics.median(times),
+                times[int(0.95 * (len(times) - 1))],
+                peak,
+            )
+        )
+    machine = platform.processor() or platform.machine()
+    print(f"machine: {machine}, python {platform.python_version()}, budget {args.budget}, load {os.getloadavg()}")
     print("| candidates | calls | ms p50, first sight | ms p50, cached | ms p95, cached | peak MiB (one call) |")
     print("|---:|---:|---:|---:|---:|---:|")
     for n, calls, first, p50, p95, peak in rows:

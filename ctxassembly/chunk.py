@@ -91,16 +91,12 @@ class Chunk:
         """
         where = _where(data, index)
         if not isinstance(data, Mapping):
-            raise ChunkError(
-                f"expected a mapping, got {type(data).__name__}", field="<chunk>", chunk=where
-            )
+            raise ChunkError(f"expected a mapping, got {type(data).__name__}", field="<chunk>", chunk=where)
         text = data.get("text")
         if text is None:
             raise ChunkError("missing (expected a string)", field="text", chunk=where)
         if isinstance(text, bytes):
-            raise ChunkError(
-                "got bytes; decode it first, e.g. text.decode('utf-8')", field="text", chunk=where
-            )
+            raise ChunkError("got bytes; decode it first, e.g. text.decode('utf-8')", field="text", chunk=where)
         if not isinstance(text, str):
             raise ChunkError(f"expected str, got {type(text).__name__}", field="text", chunk=where)
         raw_id = data.get("id")
@@ -141,9 +137,7 @@ class Chunk:
         extra = {k: v for k, v in data.items() if k not in known}
         given_meta = data.get("meta") or {}
         if not isinstance(given_meta, Mapping):
-            raise ChunkError(
-                f"expected a mapping, got {type(given_meta).__name__}", field="meta", chunk=repr(chunk_id)
-            )
+            raise ChunkError(f"expected a mapping, got {type(given_meta).__name__}", field="meta", chunk=repr(chunk_id))
         values["meta"] = FrozenMeta(_check_meta({**extra, **given_meta}, chunk_id))
         values["index"] = index
         return cls(**values)

@@ -35,11 +35,13 @@ def _read_candidates(path: str) -> tuple[list[dict[str, Any]], str | None]:
 
 
 @app.command("assemble")
-def assemble_cmd(
+def assemble_cmd(  # noqa: PLR0917 - typer maps each parameter to a CLI option
     candidates: Annotated[str, typer.Argument(help="JSON or JSONL file of candidate chunks ('-' for stdin)")],
     question: Annotated[str | None, typer.Option("--question", "-q", help="the user's question")] = None,
     budget: Annotated[int, typer.Option(help="token budget of the context")] = 1000,
-    version: Annotated[str | None, typer.Option("--version", help="target version (default: from the question, else current)")] = None,
+    version: Annotated[
+        str | None, typer.Option("--version", help="target version (default: from the question, else current)")
+    ] = None,
     order: Annotated[str, typer.Option(help="bookend | edges | relevance | reading")] = "bookend",
     fmt: Annotated[str, typer.Option("--format", help="xml | evidence | plain, or json for chunks + report")] = "xml",
 ) -> None:
@@ -49,7 +51,9 @@ def assemble_cmd(
     if q is None:
         raise typer.BadParameter("give --question (or a JSON object with a 'question' field)")
     try:
-        result = assemble(q, items, budget=budget, target_version=version, order=order, format="xml" if fmt == "json" else fmt)
+        result = assemble(
+            q, items, budget=budget, target_version=version, order=order, format="xml" if fmt == "json" else fmt
+        )
     except (ChunkError, ConfigError) as e:
         console.print(f"[red]error:[/red] {e}")
         raise typer.Exit(2) from None
@@ -112,7 +116,9 @@ def show(question: str, answer: str | None, wrong: tuple[str, ...], budget: int,
 
 @app.command()
 def demo(
-    question: Annotated[str | None, typer.Option("--question", "-q", help="your own question (default: the samples)")] = None,
+    question: Annotated[
+        str | None, typer.Option("--question", "-q", help="your own question (default: the samples)")
+    ] = None,
     budget: Annotated[int, typer.Option(help="token budget")] = 1000,
     show_context: Annotated[bool, typer.Option("--show-context", help="print the assembled context")] = False,
 ) -> None:

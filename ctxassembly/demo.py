@@ -18,8 +18,16 @@ __all__ = ["SAMPLE_QUESTIONS", "DemoRetriever", "load_corpus", "retriever"]
 
 SAMPLE_QUESTIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     # (question, the right answer string, answers that are right for another version)
-    ("What is the default iteration count of the PBKDF2 password hasher in Django 5.1?", "870,000", ("1,000,000", "600,000")),
-    ("Which PostgreSQL versions does Django support?", "PostgreSQL 14 and higher", ("PostgreSQL 13 and higher", "PostgreSQL 12 and higher")),
+    (
+        "What is the default iteration count of the PBKDF2 password hasher in Django 5.1?",
+        "870,000",
+        ("1,000,000", "600,000"),
+    ),
+    (
+        "Which PostgreSQL versions does Django support?",
+        "PostgreSQL 14 and higher",
+        ("PostgreSQL 13 and higher", "PostgreSQL 12 and higher"),
+    ),
     ("What is the oldest SQLite version that Django 4.2 supports?", "SQLite 3.21.0", ("SQLite 3.31.0",)),
 )
 

@@ -20,8 +20,6 @@ class MissingExtraError(ImportError):
     """An optional dependency is missing; the message names the extra to install."""
 
     def __init__(self, package: str, extra: str) -> None:
-        super().__init__(
-            f"{package} is not installed; install it with: pip install 'ctxassembly[{extra}]'"
-        )
+        super().__init__(f"{package} is not installed; install it with: pip install 'ctxassembly[{extra}]'")
         self.package = package
         self.extra = extra

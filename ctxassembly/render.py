@@ -26,7 +26,7 @@ from typing import Literal
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
 
-__all__ = ["FORMATS", "Renderer", "render", "parse", "prompt", "escape_body", "unescape_body"]
+__all__ = ["FORMATS", "Renderer", "escape_body", "parse", "prompt", "render", "unescape_body"]
 
 Format = Literal["xml", "evidence", "plain"]
 FORMATS = ("xml", "evidence", "plain")
@@ -114,7 +114,7 @@ def parse(context: str) -> list[dict[str, str]]:
     pos = 0
     for m in _BLOCK.finditer(context):
         if context[pos : m.start()].strip():
-            raise ValueError(f"text outside the document tags at {pos}: {context[pos:m.start()][:60]!r}")
+            raise ValueError(f"text outside the document tags at {pos}: {context[pos : m.start()][:60]!r}")
         item = {k: html.unescape(v) for k, v in _ATTR.findall(m.group(1))}
         item["text"] = unescape_body(m.group(2))
         out.append(item)

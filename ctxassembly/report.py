@@ -10,7 +10,7 @@ from typing import Any
 
 from ctxassembly.chunk import Chunk
 
-__all__ = ["Decision", "Report", "KEPT"]
+__all__ = ["KEPT", "Decision", "Report"]
 
 KEPT = "kept"
 

@@ -10,12 +10,12 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 __all__ = [
+    "Lexical",
+    "facts",
+    "jaccard",
     "normalize",
     "shingles",
-    "jaccard",
-    "facts",
     "words",
-    "Lexical",
 ]
 
 _WS = re.compile(r"\s+")
@@ -73,7 +73,9 @@ _NEGATION = re.compile(
     re.IGNORECASE,
 )
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
-_DATE = re.compile(rf"\b(?:\d{{4}}-\d{{2}}-\d{{2}}|{_MONTH}\s+\d{{1,2}},?\s+\d{{4}}|\d{{1,2}}\s+{_MONTH}\s+\d{{4}})\b", re.IGNORECASE)
+_DATE = re.compile(
+    rf"\b(?:\d{{4}}-\d{{2}}-\d{{2}}|{_MONTH}\s+\d{{1,2}},?\s+\d{{4}}|\d{{1,2}}\s+{_MONTH}\s+\d{{4}})\b", re.IGNORECASE
+)
 
 
 @lru_cache(maxsize=16384)
@@ -88,8 +90,47 @@ def facts(text: str) -> frozenset[str]:
 
 
 _STOP = frozenset(
-    "a an and are as at be by can do does for from how i if in is it its my of on or "
-    "that the this to was what when where which who why will with you your".split()
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "can",
+        "do",
+        "does",
+        "for",
+        "from",
+        "how",
+        "i",
+        "if",
+        "in",
+        "is",
+        "it",
+        "its",
+        "my",
+        "of",
+        "on",
+        "or",
+        "that",
+        "the",
+        "this",
+        "to",
+        "was",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "why",
+        "will",
+        "with",
+        "you",
+        "your",
+    ]
 )
 
 

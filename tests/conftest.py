@@ -30,8 +30,13 @@ def chunks(*specs: tuple[str, str] | dict[str, Any]) -> list[Chunk]:
 
 
 def context(question: str = "q", budget: int = 1000, **kw: Any) -> Context:
-    return Context(question=question, budget=budget, report=Report(question=question, budget=budget),
-                   count_tokens=get_counter(), **kw)
+    return Context(
+        question=question,
+        budget=budget,
+        report=Report(question=question, budget=budget),
+        count_tokens=get_counter(),
+        **kw,
+    )
 
 
 def fates(ctx: Context) -> dict[int, str]:

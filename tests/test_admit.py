@@ -23,7 +23,9 @@ def test_acl_fails_closed():
     assert [c.id for c in out] == ["pub"]
     assert set(fates(ctx).values()) == {"not_permitted"}
     whys = {d.id: d.detail["why"] for d in ctx.report._fates.values()}
-    assert "no ACL data" in whys["none"] and "malformed" in whys["bad"] and "malformed" in whys["empty"]
+    assert "no ACL data" in whys["none"]
+    assert "malformed" in whys["bad"]
+    assert "malformed" in whys["empty"]
 
 
 def test_string_acl_is_one_principal():
@@ -90,7 +92,9 @@ def test_empty_input():
     assert Admit(["x"]).run([], context()) == []
 
 
-@pytest.mark.parametrize(("kwargs", "match"), [({"principals": "alice"}, "collection of strings"), ({"scope": ["x"]}, "scope must be")])
+@pytest.mark.parametrize(
+    ("kwargs", "match"), [({"principals": "alice"}, "collection of strings"), ({"scope": ["x"]}, "scope must be")]
+)
 def test_bad_config(kwargs, match):
     with pytest.raises(ConfigError, match=match):
         Admit(**kwargs)

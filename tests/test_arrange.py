@@ -27,12 +27,17 @@ def test_orders(order, n, expected):
 def test_bookend_puts_the_best_first_and_the_second_last_for_any_n(n):
     cs = chunks(*[(f"c{i}", f"t{i}") for i in range(n)])
     out = Arrange("bookend").run(cs, context())
-    assert out[0].id == "c0" and out[-1].id == "c1" and sorted(c.id for c in out) == sorted(c.id for c in cs)
+    assert out[0].id == "c0"
+    assert out[-1].id == "c1"
+    assert sorted(c.id for c in out) == sorted(c.id for c in cs)
 
 
 def test_reading_groups_documents_in_offset_order():
-    cs = chunks({"id": "d2", "text": "b", "doc_id": "x", "start": 50}, {"id": "e1", "text": "c", "doc_id": "y", "start": 0},
-                {"id": "d1", "text": "a", "doc_id": "x", "start": 10})
+    cs = chunks(
+        {"id": "d2", "text": "b", "doc_id": "x", "start": 50},
+        {"id": "e1", "text": "c", "doc_id": "y", "start": 0},
+        {"id": "d1", "text": "a", "doc_id": "x", "start": 10},
+    )
     assert [c.id for c in Arrange("reading").run(cs, context())] == ["d1", "d2", "e1"]
 
 

@@ -47,7 +47,9 @@ def test_every_option_changes_something_and_reports_it(records):
     base = assemble(rec["question"], rec["candidates"], budget=1000)
     labelled = assemble(rec["question"], rec["candidates"], budget=3000, version_policy="label")
     assert any(c.meta["status"] != "current" for c in labelled.chunks)
-    assert assemble(rec["question"], rec["candidates"], budget=1000, order="relevance").chunks[0].id == base.chunks[0].id
+    assert (
+        assemble(rec["question"], rec["candidates"], budget=1000, order="relevance").chunks[0].id == base.chunks[0].id
+    )
     ev = assemble(rec["question"], rec["candidates"], budget=1000, format="evidence")
     assert ev.text.startswith("[E1]")
     capped = assemble(rec["question"], rec["candidates"], budget=3000, max_per_doc=1)
@@ -55,7 +57,8 @@ def test_every_option_changes_something_and_reports_it(records):
     reserved = assemble(rec["question"], rec["candidates"], budget=1000, reserve=600)
     assert reserved.report.tokens_after <= 400
     acl = assemble(rec["question"], rec["candidates"], budget=1000, principals=["alice"])
-    assert acl.chunks == [] and acl.report.reasons == {"not_permitted": 40}
+    assert acl.chunks == []
+    assert acl.report.reasons == {"not_permitted": 40}
 
 
 def test_custom_stage_list():
@@ -71,9 +74,11 @@ def test_custom_stage_list():
 def test_demo_retriever_feeds_the_assembler():
     q, answer, wrong = SAMPLE_QUESTIONS[0]
     cands = retriever().retrieve(q)
-    assert len(cands) == 40 and len({c["version"] for c in cands}) == 3
+    assert len(cands) == 40
+    assert len({c["version"] for c in cands}) == 3
     result = assemble(q, cands, budget=1000)
-    assert answer in result.text and not any(w in result.text for w in wrong)
+    assert answer in result.text
+    assert not any(w in result.text for w in wrong)
 
 
 @pytest.mark.parametrize(
@@ -114,7 +119,8 @@ def test_question_must_be_a_string():
 def test_empty_input_and_tiny_budget():
     assert assemble("q", [], budget=10).chunks == []
     tiny = assemble("q", [{"id": "a", "text": "some text"}], budget=3)
-    assert tiny.chunks == [] and tiny.report.reasons == {"over_budget": 1}
+    assert tiny.chunks == []
+    assert tiny.report.reasons == {"over_budget": 1}
 
 
 def test_duplicate_ids_with_different_texts_are_both_candidates_and_noted():
@@ -126,7 +132,8 @@ def test_duplicate_ids_with_different_texts_are_both_candidates_and_noted():
 def test_chunk_objects_are_accepted_and_not_changed():
     c = Chunk(id="a", text="x")
     result = assemble("q", [c], budget=100)
-    assert result.chunks[0].index == 0 and c.index is None
+    assert result.chunks[0].index == 0
+    assert c.index is None
 
 
 def test_async_matches_sync(records):
@@ -134,4 +141,5 @@ def test_async_matches_sync(records):
     a = Assembler()
     sync = a.run(rec["question"], rec["candidates"], budget=800)
     result = asyncio.run(a.arun(rec["question"], rec["candidates"], budget=800))
-    assert [c.id for c in result.chunks] == [c.id for c in sync.chunks] and result.text == sync.text
+    assert [c.id for c in result.chunks] == [c.id for c in sync.chunks]
+    assert result.text == sync.text

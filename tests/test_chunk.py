@@ -11,23 +11,39 @@ from ctxassembly.chunk import FrozenMeta
 pytestmark = pytest.mark.unit
 
 CORPUS_LINE = {
-    "id": "5.1:ref/databases#4", "version": "5.1", "release": "5.1.15", "doc_id": "ref/databases",
-    "title": "Databases", "section": "Databases > General notes", "start": 10, "end": 50, "tokens": 9,
+    "id": "5.1:ref/databases#4",
+    "version": "5.1",
+    "release": "5.1.15",
+    "doc_id": "ref/databases",
+    "title": "Databases",
+    "section": "Databases > General notes",
+    "start": 10,
+    "end": 50,
+    "tokens": 9,
     "text": "Django supports PostgreSQL 13 and higher.",
 }
 
 
 def test_from_dict_reads_the_corpus_fields_and_keeps_the_rest_in_meta():
     c = Chunk.from_dict(CORPUS_LINE, index=3)
-    assert (c.id, c.version, c.doc_id, c.start, c.end, c.index) == ("5.1:ref/databases#4", "5.1", "ref/databases", 10, 50, 3)
-    assert c.meta["release"] == "5.1.15" and c.meta["tokens"] == 9
+    assert (c.id, c.version, c.doc_id, c.start, c.end, c.index) == (
+        "5.1:ref/databases#4",
+        "5.1",
+        "ref/databases",
+        10,
+        50,
+        3,
+    )
+    assert c.meta["release"] == "5.1.15"
+    assert c.meta["tokens"] == 9
     assert c.score is None
 
 
 def test_the_bundled_corpus_loads_line_by_line():
     path = Path(__file__).parents[1] / "ctxassembly" / "data" / "django_demo.jsonl"
     rows = [Chunk.from_dict(json.loads(line), i) for i, line in enumerate(path.read_text().splitlines())]
-    assert len(rows) == 423 and {r.version for r in rows} == {"4.2", "5.1", "5.2"}
+    assert len(rows) == 423
+    assert {r.version for r in rows} == {"4.2", "5.1", "5.2"}
 
 
 @pytest.mark.parametrize(
@@ -72,7 +88,8 @@ def test_chunks_are_immutable_and_meta_is_read_only():
     with pytest.raises(TypeError):
         c.meta["acl"] = []  # type: ignore[index]
     d = c.with_meta(status="current")
-    assert d.meta["status"] == "current" and "status" not in c.meta
+    assert d.meta["status"] == "current"
+    assert "status" not in c.meta
 
 
 def test_chunks_pickle_and_round_trip_through_dict():

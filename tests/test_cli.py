@@ -16,23 +16,33 @@ def test_assemble_json_out(tmp_path, bench_dir):
     r = runner.invoke(app, ["assemble", str(f), "--budget", "800", "--format", "json"])
     assert r.exit_code == 0, r.output
     out = json.loads(r.output)
-    assert out["report"]["budget"] == 800 and len(out["report"]["decisions"]) == 40
+    assert out["report"]["budget"] == 800
+    assert len(out["report"]["decisions"]) == 40
     assert all(c["version"] == "5.1" for c in out["chunks"])
 
 
 def test_assemble_jsonl_to_xml_and_errors(tmp_path):
     f = tmp_path / "c.jsonl"
-    f.write_text('{"id": "a", "text": "Retry limit is 5.", "version": "3.3"}\n{"id": "b", "text": "Retry limit is 3.", "version": "3.1"}\n')
+    lines = [
+        {"id": "a", "text": "Retry limit is 5.", "version": "3.3"},
+        {"id": "b", "text": "Retry limit is 3.", "version": "3.1"},
+    ]
+    f.write_text("".join(json.dumps(x) + "\n" for x in lines))
     r = runner.invoke(app, ["assemble", str(f), "-q", "retry limit?", "--budget", "200"])
-    assert r.exit_code == 0 and r.output.startswith('<document id="a"') and "3.1" not in r.output
+    assert r.exit_code == 0
+    assert r.output.startswith('<document id="a"')
+    assert "3.1" not in r.output
     assert runner.invoke(app, ["assemble", str(f)]).exit_code != 0  # no question
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": "a", "text": 5}\n')
     r = runner.invoke(app, ["assemble", str(bad), "-q", "x"])
-    assert r.exit_code == 2 and "field 'text'" in r.output
+    assert r.exit_code == 2
+    assert "field 'text'" in r.output
 
 
 def test_demo_runs_on_the_bundled_corpus():
     r = runner.invoke(app, ["demo", "--budget", "600"])
     assert r.exit_code == 0, r.output
-    assert "naive top-40" in r.output and "assembled (budget 600)" in r.output and "target version" in r.output
+    assert "naive top-40" in r.output
+    assert "assembled (budget 600)" in r.output
+    assert "target version" in r.output

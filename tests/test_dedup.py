@@ -45,7 +45,8 @@ def test_a_difference_in_substance_makes_a_conflict_not_a_duplicate(a, b):
     ctx = context()
     out = Dedup().run(cs, ctx)
     assert [c.id for c in out] == ["x", "y"]
-    assert out[0].meta["conflicts_with"] == ("y",) and out[1].meta["conflicts_with"] == ("x",)
+    assert out[0].meta["conflicts_with"] == ("y",)
+    assert out[1].meta["conflicts_with"] == ("x",)
     assert fates(ctx) == {}
 
 
@@ -62,7 +63,8 @@ def test_lsh_path_finds_the_same_pairs_as_exact_comparison():
     small, large = Dedup(lsh_from=10_000), Dedup(lsh_from=100)
     a = [c.id for c in small.run(cs, context())]
     b = [c.id for c in large.run(cs, context())]
-    assert a == b and len(a) == 150
+    assert a == b
+    assert len(a) == 150
 
 
 def test_idempotent_and_empty():
@@ -72,7 +74,10 @@ def test_idempotent_and_empty():
     assert Dedup().run([], context()) == []
 
 
-@pytest.mark.parametrize(("kwargs", "match"), [({"threshold": 0}, r"in \(0, 1\]"), ({"threshold": 1.5}, r"in \(0, 1\]"), ({"shingle": 0}, "shingle")])
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [({"threshold": 0}, r"in \(0, 1\]"), ({"threshold": 1.5}, r"in \(0, 1\]"), ({"shingle": 0}, "shingle")],
+)
 def test_bad_config(kwargs, match):
     with pytest.raises(ConfigError, match=match):
         Dedup(**kwargs)

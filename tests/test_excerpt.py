@@ -18,7 +18,8 @@ def test_a_large_chunk_is_cut_to_its_matching_blocks_verbatim():
     assert ctx.count_tokens(text) <= 80 + 10
     for part in text.split("\n\n"):
         assert part == "[…]" or part in TEXT
-    assert out[0].meta["excerpt"] is True and ctx.report.notes[0]["event"] == "excerpted"
+    assert out[0].meta["excerpt"] is True
+    assert ctx.report.notes[0]["event"] == "excerpted"
 
 
 def test_small_chunks_stay_whole():

@@ -17,7 +17,8 @@ def test_touching_and_overlapping_chunks_merge_in_reading_order_without_repeatin
     ctx = context()
     out = Merge().run(cs, ctx)
     assert len(out) == 1
-    assert out[0].text == SOURCE and (out[0].start, out[0].end) == (0, len(SOURCE))
+    assert out[0].text == SOURCE
+    assert (out[0].start, out[0].end) == (0, len(SOURCE))
     assert out[0].id == "b"  # the best-ranked part names the merged chunk
     assert out[0].meta["merged_from"] == ("a", "b", "c")
     assert fates(ctx) == {1: "merged", 2: "merged"}
@@ -32,8 +33,12 @@ def test_a_gap_merges_only_when_allowed_and_is_bridged():
 
 
 def test_other_documents_versions_and_missing_offsets_never_merge():
-    cs = chunks(piece("a", 0, 20), piece("b", 20, 37, doc="other"), piece("c", 20, 37, version="2"),
-                {"id": "n", "text": "x", "doc_id": "d", "version": "1"})
+    cs = chunks(
+        piece("a", 0, 20),
+        piece("b", 20, 37, doc="other"),
+        piece("c", 20, 37, version="2"),
+        {"id": "n", "text": "x", "doc_id": "d", "version": "1"},
+    )
     assert len(Merge().run(cs, context())) == 4
 
 
@@ -67,9 +72,11 @@ def test_a_run_is_cut_so_no_merged_chunk_outgrows_its_share_of_the_budget():
 
 def test_offsets_that_disagree_with_the_texts_never_merge():
     # section-relative offsets: every chunk starts at 0 of "its" document
-    cs = chunks({"id": "a", "text": "first section", "doc_id": "h", "start": 0, "end": 13},
-                {"id": "b", "text": "other section", "doc_id": "h", "start": 0, "end": 13},
-                {"id": "c", "text": "short", "doc_id": "h", "start": 13, "end": 40})
+    cs = chunks(
+        {"id": "a", "text": "first section", "doc_id": "h", "start": 0, "end": 13},
+        {"id": "b", "text": "other section", "doc_id": "h", "start": 0, "end": 13},
+        {"id": "c", "text": "short", "doc_id": "h", "start": 13, "end": 40},
+    )
     ctx = context()
     assert [c.id for c in Merge().run(cs, ctx)] == ["a", "b", "c"]
     assert [n["event"] for n in ctx.report.notes] == ["offsets_disagree", "offsets_disagree"]

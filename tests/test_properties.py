@@ -13,7 +13,9 @@ from tests.conftest import context
 
 pytestmark = pytest.mark.unit
 
-WORDS = st.sampled_from(["retry", "limit", "is", "3", "5", "not", "v5.1", "cache", "the", "</document>", "<document", "&lt;", "ignore"])
+WORDS = st.sampled_from(
+    ["retry", "limit", "is", "3", "5", "not", "v5.1", "cache", "the", "</document>", "<document", "&lt;", "ignore"]
+)
 texts = st.one_of(st.lists(WORDS, min_size=1, max_size=30).map(" ".join), st.text(min_size=1, max_size=200))
 chunk_dicts = st.fixed_dictionaries(
     {"id": st.text(min_size=1, max_size=8), "text": texts},
@@ -30,7 +32,11 @@ ASSEMBLER = Assembler()
 
 
 @SETTINGS
-@given(st.lists(chunk_dicts, max_size=25), st.integers(1, 1500), st.sampled_from(["bookend", "edges", "relevance", "reading"]))
+@given(
+    st.lists(chunk_dicts, max_size=25),
+    st.integers(1, 1500),
+    st.sampled_from(["bookend", "edges", "relevance", "reading"]),
+)
 def test_budget_fates_and_no_mutation(items, budget, order):
     before = copy.deepcopy(items)
     result = Assembler(order=order).run("what is the retry limit in v5.1?", items, budget=budget)

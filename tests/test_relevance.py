@@ -25,10 +25,12 @@ def test_threshold_drops_below_and_records_it():
 def test_lexical_and_order_fuse():
     # order says a then b, lexical says b then the rest: 1/60 + 1/61 each, a tie kept in incoming order
     out = Relevance().run(scored(), context("retry limit"))
-    assert [c.id for c in out][:2] == ["a", "b"] and out[0].score == out[1].score
+    assert [c.id for c in out][:2] == ["a", "b"]
+    assert out[0].score == out[1].score
     out = Relevance(weights={"order": 1, "lexical": 2}).run(scored(), context("retry limit"))
     assert out[0].id == "b"
-    assert out[0].meta["retriever_score"] == 0.5 and out[0].meta["relevance_rank"] == 0
+    assert out[0].meta["retriever_score"] == 0.5
+    assert out[0].meta["relevance_rank"] == 0
 
 
 def test_score_only_ranks_by_score_with_none_last():

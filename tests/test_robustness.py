@@ -53,12 +53,14 @@ def test_decisions_instead_of_errors_where_the_input_is_legal_but_odd():
     fates = {d.id: d.reason for d in result.report.decisions}
     assert set(fates) == {"empty", "neg", "ver", "ver2", "nested"}  # every input has a fate
     # not PEP 440: the natural-order fallback compares digit runs as numbers, 10 > 9
-    assert fates["ver"] == "kept" and fates["ver2"] == "superseded"
+    assert fates["ver"] == "kept"
+    assert fates["ver2"] == "superseded"
 
 
 def test_a_budget_smaller_than_one_label_keeps_nothing_and_says_why():
     result = assemble("q", [{"id": "a", "text": "x", "title": "A long title " * 5}], budget=5)
-    assert result.chunks == [] and result.report.decisions[0].reason == "over_budget"
+    assert result.chunks == []
+    assert result.report.decisions[0].reason == "over_budget"
 
 
 def test_a_one_megabyte_chunk_is_cut_to_its_best_passages():
@@ -76,8 +78,15 @@ def _synthetic(n: int, seed: int = 0) -> list[dict]:
     out = []
     for i in range(n):
         words = rng.choices(vocab, k=60)
-        out.append({"id": f"c{i}", "text": " ".join(words), "score": rng.random(), "doc_id": f"d{i % 997}",
-                    "version": rng.choice(["1.0", "2.0", "3.0"])})
+        out.append(
+            {
+                "id": f"c{i}",
+                "text": " ".join(words),
+                "score": rng.random(),
+                "doc_id": f"d{i % 997}",
+                "version": rng.choice(["1.0", "2.0", "3.0"]),
+            }
+        )
         if i % 10 == 0 and out:  # some exact and near duplicates
             out.append({**out[-1], "id": f"c{i}dup"})
     return out

@@ -16,8 +16,11 @@ def test_skip_not_break():
 
 
 def test_reserve_and_per_document_cap():
-    cs = chunks({"id": "a", "text": "x " * 40, "doc_id": "d"}, {"id": "b", "text": "y " * 40, "doc_id": "d"},
-                {"id": "c", "text": "z " * 40, "doc_id": "e"})
+    cs = chunks(
+        {"id": "a", "text": "x " * 40, "doc_id": "d"},
+        {"id": "b", "text": "y " * 40, "doc_id": "d"},
+        {"id": "c", "text": "z " * 40, "doc_id": "e"},
+    )
     ctx = context(budget=200)
     assert [c.id for c in Select(max_per_doc=1).run(cs, ctx)] == ["a", "c"]
     assert fates(ctx) == {1: "doc_cap"}

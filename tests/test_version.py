@@ -28,7 +28,12 @@ def test_caller_target_wins():
 
 @pytest.mark.parametrize(
     ("question", "target"),
-    [("What is the limit in Django 5.1?", "5.1"), ("limit in v4.2", "4.2"), ("Enterprise 4.2 retries?", "4.2"), ("Python 3.12 on 5.2?", "5.2")],
+    [
+        ("What is the limit in Django 5.1?", "5.1"),
+        ("limit in v4.2", "4.2"),
+        ("Enterprise 4.2 retries?", "4.2"),
+        ("Python 3.12 on 5.2?", "5.2"),
+    ],
 )
 def test_target_from_the_question(question, target):
     ctx = context(question)
@@ -47,7 +52,11 @@ def test_label_policy_keeps_other_versions_labelled_in_place():
     ctx = context(target_version="5.2")
     out = VersionFilter("label").run(versioned(), ctx)
     assert [(c.id, c.meta["status"]) for c in out] == [
-        ("a42", "superseded"), ("a51", "superseded"), ("a52", "current"), ("old", "superseded"), ("nov", "unversioned")
+        ("a42", "superseded"),
+        ("a51", "superseded"),
+        ("a52", "current"),
+        ("old", "superseded"),
+        ("nov", "unversioned"),
     ]
     assert out[0].meta["superseded_by"] == "a52"
     assert ctx.report._fates == {}
@@ -55,9 +64,27 @@ def test_label_policy_keeps_other_versions_labelled_in_place():
 
 def test_release_notes_of_another_version_are_other_version():
     cs = chunks(
-        {"id": "n40", "text": "limit raised", "version": "5.2", "title": "Django 4.0 release notes", "doc_id": "releases/4.0"},
-        {"id": "n52", "text": "limit raised", "version": "5.2", "title": "Django 5.2 release notes", "doc_id": "releases/5.2"},
-        {"id": "n521", "text": "fix", "version": "5.2", "title": "Django 5.2.1 release notes", "doc_id": "releases/5.2.1"},
+        {
+            "id": "n40",
+            "text": "limit raised",
+            "version": "5.2",
+            "title": "Django 4.0 release notes",
+            "doc_id": "releases/4.0",
+        },
+        {
+            "id": "n52",
+            "text": "limit raised",
+            "version": "5.2",
+            "title": "Django 5.2 release notes",
+            "doc_id": "releases/5.2",
+        },
+        {
+            "id": "n521",
+            "text": "fix",
+            "version": "5.2",
+            "title": "Django 5.2.1 release notes",
+            "doc_id": "releases/5.2.1",
+        },
     )
     ctx = context(target_version="5.2")
     assert [c.id for c in VersionFilter().run(cs, ctx)] == ["n52", "n521"]
@@ -77,7 +104,9 @@ def test_version_ordering_and_matching():
     assert sorted(["5.10", "5.2", "5.9.1"], key=version_key) == ["5.2", "5.9.1", "5.10"]
     assert version_key("2024.03-lts") < version_key("1.0")  # non-PEP 440 sorts before PEP 440
     assert sorted(["r10", "r9"], key=version_key) == ["r9", "r10"]  # natural fallback
-    assert matches("5.1.3", "5.1") and matches("v5.1", "5.1") and not matches("5.10", "5.1")
+    assert matches("5.1.3", "5.1")
+    assert matches("v5.1", "5.1")
+    assert not matches("5.10", "5.1")
     assert versions_in("Django 5.1 on Python 3.12.1") == ["5.1", "3.12.1"]
     assert resolve_target("Python 3.12 and Django 5.1", ["4.2", "5.1"]) == "5.1"
 
@@ -94,4 +123,5 @@ def test_undotted_versions_and_versioned_doc_ids():
         {"id": "p23", "text": "London limit $220/night", "doc_id": "policy-2023", "version": "2023"},
     )
     ctx = context("Under the 2024 policy, what is the London limit?")
-    assert [c.id for c in VersionFilter().run(cs, ctx)] == ["p24"] and ctx.target_version == "2024"
+    assert [c.id for c in VersionFilter().run(cs, ctx)] == ["p24"]
+    assert ctx.target_version == "2024"

@@ -122,7 +122,11 @@ def _field(c: Chunk, key: str, default: object = None) -> Any:
 def _as_set(acl: object) -> frozenset[str] | None:
     if isinstance(acl, str):
         return frozenset([acl]) if acl else None
-    if isinstance(acl, Collection) and not isinstance(acl, (bytes, Mapping)):
-        if acl and all(isinstance(p, str) and p for p in acl):
-            return frozenset(acl)
+    if (
+        isinstance(acl, Collection)
+        and not isinstance(acl, (bytes, Mapping))
+        and acl
+        and all(isinstance(p, str) and p for p in acl)
+    ):
+        return frozenset(acl)
     return None

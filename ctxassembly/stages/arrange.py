@@ -23,7 +23,7 @@ from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
 from ctxassembly.stages.base import Context
 
-__all__ = ["Arrange", "ORDERS", "order_indices"]
+__all__ = ["ORDERS", "Arrange", "order_indices"]
 
 Order = Literal["relevance", "bookend", "edges", "reading"]
 ORDERS: tuple[str, ...] = ("relevance", "bookend", "edges", "reading")
@@ -57,7 +57,7 @@ class Arrange:
     def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
         units = _units(chunks)
         if self.order == "reading":
-            best = {}
+            best: dict[str, int] = {}
             for rank, unit in enumerate(units):
                 best.setdefault(unit[0].doc_id or unit[0].id, rank)
             units = sorted(

@@ -14,8 +14,8 @@ the other in ``meta["conflicts_with"]``, and the arrange stage keeps them adjace
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 from functools import lru_cache
+from typing import Any
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError

@@ -83,13 +83,17 @@ class Excerpt:
             keep.sort()
             pieces = []
             for n, j in enumerate(keep):
-                if n and j != keep[n - 1] + 1 or (n == 0 and j > 0):
+                if (n and j != keep[n - 1] + 1) or (n == 0 and j > 0):
                     pieces.append(self.gap_marker)
                 pieces.append(parts[j])
             if keep[-1] < len(parts) - 1:
                 pieces.append(self.gap_marker)
             c = chunks[i]
             text = "\n\n".join(pieces)
-            ctx.report.note(self.name, "excerpted", id=c.id, index=c.index, tokens_before=count(c.text), tokens_after=count(text))
-            out[i] = replace(c, text=text, meta=c.meta.updated(excerpt=True, source_span=(c.start, c.end)), start=None, end=None)
+            ctx.report.note(
+                self.name, "excerpted", id=c.id, index=c.index, tokens_before=count(c.text), tokens_after=count(text)
+            )
+            out[i] = replace(
+                c, text=text, meta=c.meta.updated(excerpt=True, source_span=(c.start, c.end)), start=None, end=None
+            )
         return out

@@ -23,7 +23,7 @@ from ctxassembly.errors import ChunkError, ConfigError
 from ctxassembly.stages.base import Context
 from ctxassembly.text import Lexical, normalize
 
-__all__ = ["Relevance", "SIGNALS"]
+__all__ = ["SIGNALS", "Relevance"]
 
 NonePolicy = Literal["rank", "drop", "error"]
 SIGNALS = ("order", "score", "lexical")
@@ -111,7 +111,7 @@ class Relevance:
             if self.top_k is not None and pos >= self.top_k:
                 ctx.report.drop(c, self.name, "rank_cutoff", rank=pos, top_k=self.top_k)
                 continue
-            meta = {"relevance_rank": pos}
+            meta: dict[str, object] = {"relevance_rank": pos}
             if "retriever_score" not in c.meta:
                 meta["retriever_score"] = c.score
             out.append(replace(c, score=round(fused[i], 6), meta=c.meta.updated(**meta)))

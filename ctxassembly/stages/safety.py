@@ -81,10 +81,20 @@ _RULES = [
     _rule(
         "addressed",
         rf"\b(?:note|attention|message|instruction)s?\s+(?:to|for)\s+{_MODEL}\b",
-        tuple(f"{w}{s} {p} " for w in ("note", "attention", "message", "instruction") for s in ("", "s") for p in ("to", "for")),
+        tuple(
+            f"{w}{s} {p} "
+            for w in ("note", "attention", "message", "instruction")
+            for s in ("", "s")
+            for p in ("to", "for")
+        ),
         _MODEL_WORDS,
     ),
-    _rule("addressed", rf"\b(?:if\s+you\s+are\s+|dear\s+|hey\s+){_MODEL}\b", ("if you are ", "dear ", "hey "), _MODEL_WORDS),
+    _rule(
+        "addressed",
+        rf"\b(?:if\s+you\s+are\s+|dear\s+|hey\s+){_MODEL}\b",
+        ("if you are ", "dear ", "hey "),
+        _MODEL_WORDS,
+    ),
     _rule(
         "addressed",
         rf"\b{_MODEL}\s*(?:,|:)?\s+(?:must|should|shall|needs?\s+to|has\s+to|will)\s+(?:always\s+|now\s+)?"

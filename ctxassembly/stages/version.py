@@ -28,7 +28,7 @@ from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
 from ctxassembly.stages.base import Context
 
-__all__ = ["VersionFilter", "version_key", "matches", "versions_in"]
+__all__ = ["VersionFilter", "matches", "version_key", "versions_in"]
 
 Policy = Literal["drop", "label"]
 _POLICIES = ("drop", "label")
@@ -173,9 +173,10 @@ class VersionFilter:
             if status == "current":
                 current.setdefault(family(c) or c.id, c.id)
         out: list[Chunk] = []
-        for c, status, detail in fates:
+        for c, status, found in fates:
+            detail = dict(found)
             if status == "superseded" and (family(c) or c.id) in current:
-                detail = {**detail, "superseded_by": current[family(c) or c.id]}
+                detail["superseded_by"] = current[family(c) or c.id]
             if status in ("current", "unversioned"):
                 out.append(c.with_meta(status=status))
             elif self.policy == "drop":
