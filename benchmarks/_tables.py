@@ -1,0 +1,55 @@
+"""Shared by the benchmark scripts: the machine line, question loading, README sections.
+
+Each script writes its tables between ``<!-- NAME:start -->`` and ``<!-- NAME:end -->``
+in ``benchmarks/README.md`` (the markers are added at the end the first time), and a
+copy to ``benchmarks/results/NAME.md``, so one command regenerates what the README shows.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import re
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+DEFAULT_QUESTIONS = ROOT.parent / "shared" / "bench" / "data" / "django" / "questions.jsonl"
+RESULTS = HERE / "results"
+README = HERE / "README.md"
+
+def load_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """The benchmark records of a ``questions.jsonl`` (blank lines skipped)."""
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def load() -> str:
+    """The load average now, as ``1/5/15 min``: the machine is shared, so every timing says it."""
+    a, b, c = os.getloadavg()
+    return f"{a:.1f}/{b:.1f}/{c:.1f}"
+
+
+def machine() -> str:
+    cpus = os.cpu_count()
+    return f"{platform.machine()}, {cpus} CPUs, Python {platform.python_version()}, {platform.system()}"
+
+
+def publish(name: str, text: str, *, readme: Path = README) -> None:
+    """Write ``text`` to ``results/NAME.md`` and between the NAME markers of the README."""
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / f"{name}.md").write_text(text.rstrip() + "\n", encoding="utf-8")
+    start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
+    doc = readme.read_text(encoding="utf-8")
+    block = f"{start}\n{text.rstrip()}\n{end}"
+    if start in doc and end in doc:
+        doc = re.sub(re.escape(start) + r".*?" + re.escape(end), lambda _: block, doc, flags=re.DOTALL)
+    else:
+        doc = doc.rstrip() + "\n\n" + block + "\n"
+    readme.write_text(doc, encoding="utf-8")
+
+
+def pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.0f}%"
