@@ -20,6 +20,7 @@ DEFAULT_QUESTIONS = ROOT.parent / "shared" / "bench" / "data" / "django" / "ques
 RESULTS = HERE / "results"
 README = HERE / "README.md"
 
+
 def load_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """The benchmark records of a ``questions.jsonl`` (blank lines skipped)."""
     with open(path, encoding="utf-8") as f:

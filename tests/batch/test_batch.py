@@ -1,0 +1,123 @@
+"""ctxassembly.batch: the in-process loop and the Ray Data engine give the same results."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import pytest
+
+from ctxassembly import assemble
+from ctxassembly.assembler import Assembled
+from ctxassembly.batch import ENGINES, assemble_many, evaluate_many, parse_engine
+from ctxassembly.errors import ChunkError, ConfigError, MissingExtraError
+from ctxassembly.eval.questions import Question
+
+# Ray Data's own modules emit deprecation notices on import under newer pandas/pyarrow
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:ray.*")
+
+
+def fingerprint(a: Assembled) -> tuple[Any, ...]:
+    """Everything an assembly returns except its timings (wall time differs run to run)."""
+    report = a.report.to_dict()
+    report.pop("timings_ms")
+    return [c.to_dict() for c in a.chunks], a.text, report, a.report.tokens_before, a.question
+
+
+def items(questions: list[Question]) -> list[dict[str, Any]]:
+    return [{"question": q.question, "candidates": q.candidates, "target_version": q.target_version} for q in questions]
+
+
+# ------------------------------------------------------------------ unit: no Ray needed
+@pytest.mark.unit
+@pytest.mark.parametrize("engine", ["spark", "", None, "Ray"])
+def test_unknown_engine_lists_the_engines(engine: object) -> None:
+    with pytest.raises(ConfigError, match=r"engine must be one of 'local', 'ray', got"):
+        parse_engine(engine)
+
+
+@pytest.mark.unit
+def test_engines_are_local_and_ray() -> None:
+    assert ENGINES == ("local", "ray")
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(
+    ("kw", "message"), [({"budget": 0}, "budget"), ({"budget": 10, "batch_size": 0}, "batch_size")]
+)
+def test_bad_budget_or_batch_size(kw: dict[str, int], message: str) -> None:
+    with pytest.raises(ConfigError, match=rf"{message} must be a positive int, got 0"):
+        assemble_many([], **kw)  # type: ignore[arg-type]
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(
+    ("item", "message"),
+    [
+        ("what?", r"item 0: expected a mapping or a Question, got str"),
+        ({"candidates": []}, r"item 0: field 'question': expected a string, got None"),
+        ({"question": "q", "candidates": "text"}, r"item 0: field 'candidates': expected a list of chunks, got str"),
+        ({"question": "q", "candidates": [], "target_version": 5.1}, r"field 'target_version': expected a string"),
+    ],
+)
+def test_bad_item_is_named(item: object, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        assemble_many([item], budget=100)
+
+
+@pytest.mark.unit
+def test_bad_chunk_fails_before_ray_starts() -> None:
+    bad = [{"question": "q", "candidates": [{"id": "a", "text": "fine"}, {"id": "b"}]}]
+    with pytest.raises(ChunkError, match=r"chunk 'b': field 'text': missing"):
+        assemble_many(bad, budget=100, engine="ray")
+
+
+@pytest.mark.unit
+def test_ray_missing_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a None entry in sys.modules makes `import ray` raise ImportError: Ray "not installed"
+    monkeypatch.setitem(sys.modules, "ray", None)
+    monkeypatch.setitem(sys.modules, "ray.data", None)
+    with pytest.raises(MissingExtraError, match=r"pip install 'ctxassembly\[ray\]'"):
+        assemble_many([{"question": "q", "candidates": [{"id": "a", "text": "t"}]}], budget=100, engine="ray")
+
+
+@pytest.mark.unit
+def test_local_engine_equals_one_call_at_a_time(dev_questions: list[Question]) -> None:
+    qs = dev_questions[:8]
+    got = assemble_many(qs, budget=800)
+    want = [assemble(q.question, q.candidates, budget=800, target_version=q.target_version) for q in qs]
+    assert [fingerprint(a) for a in got] == [fingerprint(a) for a in want]
+    assert assemble_many([], budget=800, engine="ray") == []  # nothing to ship: Ray is not started
+
+
+@pytest.mark.unit
+def test_options_reach_every_item(dev_questions: list[Question]) -> None:
+    got = assemble_many(dev_questions[:3], budget=800, order="relevance", format="plain")
+    for q, a in zip(dev_questions[:3], got, strict=True):
+        want = assemble(
+            q.question, q.candidates, budget=800, target_version=q.target_version, order="relevance", format="plain"
+        )
+        assert fingerprint(a) == fingerprint(want)
+        assert not a.text.startswith("<")
+
+
+# ------------------------------------------------------------------ integration: a local Ray, 2 CPUs
+@pytest.mark.integration
+@pytest.mark.slow
+def test_ray_equals_in_process_on_the_40_dev_questions(local_ray: Any, dev_questions: list[Question]) -> None:
+    assert len(dev_questions) == 40
+    local = assemble_many(items(dev_questions), budget=1000)
+    remote = assemble_many(items(dev_questions), budget=1000, engine="ray", batch_size=8)
+    assert [fingerprint(a) for a in remote] == [fingerprint(a) for a in local]
+    assert sum(len(a.chunks) for a in remote) > 40  # real contexts, not empty ones
+
+
+@pytest.mark.integration
+@pytest.mark.slow
+def test_evaluation_runner_on_ray_equals_in_process(local_ray: Any, dev_questions: list[Question]) -> None:
+    qs = dev_questions[:12]
+    local = evaluate_many(qs, budget=1000)
+    remote = evaluate_many(qs, budget=1000, engine="ray", batch_size=4, concurrency=2)
+    assert remote.to_dict() == local.to_dict()
+    assert local.answer_kept is not None
+    assert local.answer_kept > 0.5
