@@ -1,0 +1,291 @@
+"""What the LLM-assisted stages share: bounded async calls, lenient JSON, verbatim location
+and the bypass rules.
+
+* :class:`LLMCaller` accepts any LLM :func:`~ctxassembly.eval.readers.as_reader` accepts
+  (a callable ``prompt -> str``, a LangChain chat model, a LlamaIndex LLM, the local
+  :class:`~ctxassembly.eval.readers.SmolLM2Reader`) and runs many prompts concurrently,
+  at most ``concurrency`` at a time (``asyncio.Semaphore``). Native async is used when
+  the object has it (``ainvoke``, ``acomplete``, an ``async def``); a blocking reader
+  runs in worker threads.
+* :func:`parse_json` reads what small models actually return: JSON wrapped in prose or
+  code fences, single quotes, trailing commas.
+* :func:`locate` finds a sentence in a source text after whitespace normalisation and
+  returns its offsets in the *original* text, so what is kept is a slice of the source,
+  never the model's copy.
+* :class:`Bypass` says when not to call the model at all (short precise candidate sets,
+  a latency budget) and which chunks to leave alone (verbatim-required text, tables,
+  short chunks).
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import inspect
+import json
+import math
+import re
+import time
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from ctxassembly.chunk import Chunk
+from ctxassembly.errors import ConfigError
+from ctxassembly.eval.readers import _text, as_reader
+from ctxassembly.stages.tables import find_tables
+
+__all__ = ["Bypass", "LLMCaller", "Reply", "locate", "parse_json", "run_sync"]
+
+T = TypeVar("T")
+
+
+def run_sync(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """Run a coroutine from synchronous code, also when this thread already runs a loop
+    (a notebook, an async web handler): then it runs on a fresh loop in one worker thread."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(make())
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(lambda: asyncio.run(make())).result()
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """One model call: its text, or the error it raised, and its wall time."""
+
+    text: str | None
+    error: str | None
+    seconds: float
+
+
+class LLMCaller:
+    """Any LLM behind one async, bounded, timed call.
+
+    :param llm: a callable ``prompt -> str`` (``async def`` too), a LangChain chat model
+        or LLM, a LlamaIndex LLM or a :class:`~ctxassembly.eval.readers.SmolLM2Reader`.
+    :param concurrency: at most this many calls in flight.
+    :param timeout: seconds one call may take before it counts as failed (``None``: no limit).
+    :raises ConfigError: an ``llm`` that is none of these, a concurrency below 1 or a
+        non-positive timeout.
+    """
+
+    def __init__(self, llm: object, *, concurrency: int = 4, timeout: float | None = None) -> None:
+        if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+            raise ConfigError(f"concurrency must be a positive int, got {concurrency!r}")
+        if timeout is not None and not timeout > 0:
+            raise ConfigError(f"timeout must be > 0 seconds or None, got {timeout!r}")
+        self.llm = llm
+        self.concurrency = concurrency
+        self.timeout = timeout
+        native = _native_async(llm)
+        if native is None:
+            reader = as_reader(llm)
+
+            def native(prompt: str) -> Awaitable[object]:
+                return asyncio.to_thread(reader, prompt)
+
+        self._call = native
+        self.seconds_per_call: float | None = None  # running mean of measured calls
+
+    async def acall(self, prompt: str) -> Reply:
+        t0 = time.perf_counter()
+        try:
+            pending = self._call(prompt)
+            raw = await (pending if self.timeout is None else asyncio.wait_for(pending, self.timeout))
+            text = _text(raw, f"LLM {type(self.llm).__name__}")
+        except TimeoutError:
+            return Reply(None, f"timeout after {self.timeout} s", time.perf_counter() - t0)
+        except Exception as e:
+            return Reply(None, f"{type(e).__name__}: {e}", time.perf_counter() - t0)
+        seconds = time.perf_counter() - t0
+        prev = self.seconds_per_call
+        self.seconds_per_call = seconds if prev is None else 0.7 * prev + 0.3 * seconds
+        return Reply(text, None, seconds)
+
+    async def amap(self, prompts: Sequence[str]) -> list[Reply]:
+        """All ``prompts``, at most ``concurrency`` at a time; replies in prompt order."""
+        gate = asyncio.Semaphore(self.concurrency)
+
+        async def one(p: str) -> Reply:
+            async with gate:
+                return await self.acall(p)
+
+        return list(await asyncio.gather(*(one(p) for p in prompts)))
+
+    def map(self, prompts: Sequence[str]) -> list[Reply]:
+        return run_sync(lambda: self.amap(prompts))
+
+
+def _native_async(llm: object) -> Callable[[str], Awaitable[object]] | None:
+    module = type(llm).__module__ or ""
+    if module.startswith("langchain") and callable(getattr(llm, "ainvoke", None)):
+        return llm.ainvoke  # type: ignore[attr-defined, no-any-return]
+    if module.startswith("llama_index") and callable(getattr(llm, "acomplete", None)):
+        return llm.acomplete  # type: ignore[attr-defined, no-any-return]
+    if inspect.iscoroutinefunction(llm) or inspect.iscoroutinefunction(getattr(llm, "__call__", None)):  # noqa: B004
+        return llm  # type: ignore[return-value]
+    return None
+
+
+# -- lenient JSON ------------------------------------------------------------------------
+_FENCE = re.compile(r"```[a-zA-Z]*\s*(.*?)```", re.DOTALL)
+_TRAILING_COMMA = re.compile(r",\s*([\]}])")
+
+
+def parse_json(reply: str) -> Any:
+    """The first JSON object (else array) in ``reply``, or ``None``.
+
+    Tolerates prose around it, code fences, single-quoted Python-style literals and
+    trailing commas: small models produce all of these.
+    """
+    texts = [m.group(1) for m in _FENCE.finditer(reply)] + [reply]
+    for opener in "{[":
+        for text in texts:
+            for m in re.finditer(re.escape(opener), text):
+                value = _decode_at(text, m.start())
+                if value is not None:
+                    return value
+    return None
+
+
+def _decode_at(text: str, pos: int) -> Any:
+    decoder = json.JSONDecoder()
+    candidate = text[pos:]
+    for attempt in (candidate, _TRAILING_COMMA.sub(r"\1", candidate)):
+        try:
+            return decoder.raw_decode(attempt)[0]
+        except json.JSONDecodeError:
+            continue
+    # Python-literal style ({'a': ['b']}): cut at the matching bracket, then literal_eval
+    end = _matching(candidate)
+    if end is not None:
+        try:
+            return ast.literal_eval(_TRAILING_COMMA.sub(r"\1", candidate[:end]))
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            return None
+    return None
+
+
+def _matching(text: str) -> int | None:
+    depth, quote, escaped = 0, "", False
+    for i, ch in enumerate(text):
+        if quote:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == quote:
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    return None
+
+
+# -- verbatim location ---------------------------------------------------------------------
+_WS = re.compile(r"\s+")
+
+
+def _squashed(text: str) -> tuple[str, list[int]]:
+    """``text`` with whitespace runs as one space, and for each kept character its offset."""
+    out: list[str] = []
+    where: list[int] = []
+    for m in re.finditer(r"\S+|\s+", text):
+        if m.group(0)[0].isspace():
+            if out:
+                out.append(" ")
+                where.append(m.start())
+        else:
+            out.extend(m.group(0))
+            where.extend(range(m.start(), m.end()))
+    if out and out[-1] == " ":
+        out.pop()
+        where.pop()
+    return "".join(out), where
+
+
+def locate(sentence: str, source: str, *, min_chars: int = 12) -> tuple[int, int] | None:
+    """``(start, end)`` of ``sentence`` in ``source`` when it occurs verbatim after
+    whitespace normalisation (case, punctuation and every other character exact); else
+    ``None``. A piece shorter than ``min_chars`` (after normalisation) never matches:
+    "the" occurs everywhere and proves nothing."""
+    needle = _WS.sub(" ", sentence).strip()
+    if len(needle) < min_chars:
+        return None
+    flat, where = _squashed(source)
+    pos = flat.find(needle)
+    if pos < 0:
+        return None
+    return where[pos], where[pos + len(needle) - 1] + 1
+
+
+# -- bypass rules ----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Bypass:
+    """When an LLM stage should not call the model (the articles' rules).
+
+    :param short_chunks: a candidate set of at most this many chunks that already fits
+        the budget is short and precise: nothing to gain, a call's latency and risk to
+        pay. ``0`` turns the rule off.
+    :param verbatim_key: a chunk whose ``meta[verbatim_key]`` is true (contracts,
+        regulations, licences) is passed through untouched.
+    :param tables: leave chunks that contain a table untouched (a model drops rows and
+        loses the header that gives the numbers their units).
+    :param min_tokens: leave chunks of at most this many tokens untouched.
+    :param latency_budget_ms: skip the model when the estimated time of the calls
+        (``ceil(calls / concurrency)`` times the expected time of one call) exceeds it.
+    :param call_ms: the expected time of one call; ``None``: the running mean measured
+        by the stage (no estimate, so no latency bypass, before the first call).
+    :raises ConfigError: negative sizes or a non-positive latency budget.
+    """
+
+    short_chunks: int = 3
+    verbatim_key: str = "verbatim_required"
+    tables: bool = True
+    min_tokens: int = 40
+    latency_budget_ms: float | None = None
+    call_ms: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.short_chunks < 0 or self.min_tokens < 0:
+            raise ConfigError(
+                f"short_chunks and min_tokens must be >= 0, got {self.short_chunks!r} and {self.min_tokens!r}"
+            )
+        if self.latency_budget_ms is not None and not self.latency_budget_ms > 0:
+            raise ConfigError(f"latency_budget_ms must be > 0 or None, got {self.latency_budget_ms!r}")
+
+    def whole_set(self, tokens: Sequence[int], budget: int) -> str | None:
+        """Why the whole candidate set skips the model, or ``None``."""
+        if self.short_chunks and 0 < len(tokens) <= self.short_chunks and sum(tokens) <= budget:
+            return f"short and precise: {len(tokens)} chunks, {sum(tokens)} tokens within the budget {budget}"
+        return None
+
+    def latency(self, calls: int, concurrency: int, measured_s: float | None) -> str | None:
+        """Why the planned calls would overrun the latency budget, or ``None``."""
+        if self.latency_budget_ms is None or calls == 0:
+            return None
+        per_call = self.call_ms if self.call_ms is not None else None if measured_s is None else measured_s * 1000
+        if per_call is None:
+            return None
+        estimate = math.ceil(calls / concurrency) * per_call
+        if estimate > self.latency_budget_ms:
+            return f"latency: {calls} calls estimated at {estimate:.0f} ms > budget {self.latency_budget_ms:.0f} ms"
+        return None
+
+    def chunk(self, chunk: Chunk, tokens: int) -> str | None:
+        """Why this chunk is left untouched, or ``None``."""
+        if chunk.meta.get(self.verbatim_key):
+            return f"verbatim required (meta {self.verbatim_key!r})"
+        if self.tables and find_tables(chunk.text):
+            return "contains a table"
+        if tokens <= self.min_tokens:
+            return f"short: {tokens} tokens <= {self.min_tokens}"
+        return None
