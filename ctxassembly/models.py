@@ -318,4 +318,4 @@ def cosine(query: np.ndarray, matrix: np.ndarray) -> np.ndarray:
     """Cosine of one unit vector against the rows of a unit-row matrix."""
     if matrix.size == 0:
         return np.zeros(len(matrix), dtype=np.float32)
-    return matrix @ query
+    return np.asarray(matrix @ query, dtype=np.float32)

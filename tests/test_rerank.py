@@ -200,3 +200,25 @@ def test_passage_puts_the_section_first():
     c = chunks({"id": "a", "text": "body", "section": "Settings > X"})[0]
     assert passage(c) == "Settings > X\nbody"
     assert passage(chunks(("b", "body"))[0]) == "body"
+
+
+def test_assembler_wiring_leaves_the_model_free_pipeline_alone():
+    from ctxassembly import Assembler
+
+    core = ["admit", "version", "safety", "relevance", "dedup", "merge"]
+    assert [s.name for s in Assembler().stages] == [*core, "excerpt", "select", "arrange"]
+    with_models = [s.name for s in Assembler(reranker=by_word("y"), embedder=fake_vectors).stages]
+    assert with_models == [
+        *core[:4],
+        "rerank",
+        "dedup",
+        "semantic_dedup",
+        "merge",
+        "tables",
+        "extract",
+        "select",
+        "arrange",
+    ]
+    assert [s.name for s in Assembler(extract=True).stages] == [*core, "tables", "extract", "select", "arrange"]
+    assert "extract" not in [s.name for s in Assembler(reranker=by_word("y"), extract=False).stages]
+    assert [s.name for s in Assembler(reranker=by_word("y")).stages if getattr(s, "uses_model", False)] == ["rerank"]

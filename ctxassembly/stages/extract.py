@@ -82,7 +82,7 @@ def _indent(line: str) -> int:
 @lru_cache(maxsize=1)
 def _segmenter() -> object:
     try:
-        import pysbd
+        import pysbd  # type: ignore[import-untyped]
     except ImportError:
         raise MissingExtraError("pysbd", "models") from None
     return pysbd.Segmenter(language="en", clean=False, char_span=True)
@@ -234,7 +234,7 @@ def segment(text: str) -> tuple[Unit, ...]:  # noqa: PLR0915 - one line scanner;
                 # a long item with blocks of its own (paragraphs, code): its first block is
                 # the item unit, the rest is segmented as the item's content
                 units.append(Unit(start, _trim(text, offs[first_end]), "item", para, heading, parent, lead))
-                item = len(units) - 1
+                owner = len(units) - 1
                 base, shift = len(units), offs[first_end]
                 for u in segment(text[shift : offs[end]]):
                     units.append(
@@ -244,7 +244,7 @@ def segment(text: str) -> tuple[Unit, ...]:  # noqa: PLR0915 - one line scanner;
                             u.kind,
                             u.para + para + 1,
                             heading if u.heading is None else u.heading + base,
-                            item if u.parent is None else u.parent + base,
+                            owner if u.parent is None else u.parent + base,
                             None if u.lead is None else u.lead + base,
                         )
                     )
@@ -319,6 +319,9 @@ class Extract:
     :param min_tokens: never cut a chunk to less than this (tokens).
     :param horizon: extract chunks (in rank order) until this many budgets' worth of text
         is ahead; the rest are left whole for select to judge.
+    :param semantic_horizon: the same reach (in budgets) for the semantic score: only the
+        units of chunks this close to the top are embedded (embedding is the costly part;
+        chunks further down are cut on BM25 alone).
     :param semantic_weight: weight of the cosine against the (max-normalised) BM25 score.
     :param gap_marker: what stands where text was left out.
     :raises ConfigError: a share outside (0, 1], a negative weight or a horizon below 1.
@@ -334,6 +337,7 @@ class Extract:
         max_share: float = 0.25,
         min_tokens: int = 60,
         horizon: float = 2.0,
+        semantic_horizon: float = 1.0,
         semantic_weight: float = 1.0,
         gap_marker: str = "[…]",
     ) -> None:
@@ -349,6 +353,7 @@ class Extract:
         self.max_share = max_share
         self.min_tokens = min_tokens
         self.horizon = horizon
+        self.semantic_horizon = semantic_horizon
         self.semantic_weight = semantic_weight
         self.gap_marker = gap_marker
 
@@ -359,6 +364,7 @@ class Extract:
         cap = self.cap(ctx.budget)
         count = ctx.count_tokens
         todo: list[int] = []
+        near: set[int] = set()  # chunks whose units also get the (costlier) semantic score
         ahead = 0
         for i, c in enumerate(chunks):
             if ahead > self.horizon * ctx.budget:
@@ -366,6 +372,8 @@ class Extract:
             n = count(c.text)
             if n > cap:
                 todo.append(i)
+                if ahead <= self.semantic_horizon * ctx.budget:
+                    near.add(i)
                 ahead += cap
             else:
                 ahead += n
@@ -373,12 +381,14 @@ class Extract:
             return chunks
         segs = {i: segment(chunks[i].text) for i in todo}
         texts = [chunks[i].text[u.start : u.end] for i in todo for u in segs[i]]
+        owner = [i for i in todo for _ in segs[i]]
         scores = np.asarray(Lexical(texts).scores(ctx.question), dtype=np.float64)
         if scores.size and scores.max() > 0:
             scores = scores / scores.max()
-        if self.embedder is not None and self.semantic_weight and texts:
-            vecs = self.embedder.embed([ctx.question, *texts])
-            scores = scores + self.semantic_weight * (vecs[1:] @ vecs[0])
+        if self.embedder is not None and self.semantic_weight and near:
+            where = [k for k, i in enumerate(owner) if i in near]
+            vecs = self.embedder.embed([ctx.question, *(texts[k] for k in where)])
+            scores[where] += self.semantic_weight * (vecs[1:] @ vecs[0])
         out = list(chunks)
         k = 0
         for i in todo:

@@ -171,7 +171,7 @@ class Rerank:
             self._cross = model
         elif callable(model):
             self.kind = "callable"
-            self._scorer = model  # type: ignore[assignment]
+            self._scorer = cast(Scorer, model)
         else:
             raise ConfigError(
                 "reranker must be a CrossEncoder or SentenceTransformer (instance, path or hub name), "
@@ -229,7 +229,7 @@ class Rerank:
         else:
             final = model
         order = sorted(range(n), key=lambda i: (-final[i], i))  # ties: incoming order
-        out = []
+        out: list[Chunk] = []
         for i in order:
             c = chunks[i]
             if self.min_score is not None and model[i] < self.min_score:

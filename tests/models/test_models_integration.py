@@ -1,0 +1,118 @@
+"""The model stages with real models: all-MiniLM-L6-v2 (by path) and a tiny BERT
+cross-encoder built by the session fixture and loaded through ``CrossEncoder(path)``."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import numpy as np
+import pytest
+
+from ctxassembly import Assembler, assemble
+from ctxassembly.models import Embedder, embedder_for, load_cross_encoder, model_kind
+from ctxassembly.stages.extract import Extract
+from ctxassembly.stages.rerank import Rerank
+from ctxassembly.stages.semantic import SemanticDedup
+from tests.conftest import chunks, context
+
+pytestmark = pytest.mark.integration
+
+DOCS = [
+    ("pizza", "A margherita pizza is topped with tomato, mozzarella and basil."),
+    ("reset", "A password reset link is valid for three days by default."),
+    ("weather", "It rained all afternoon in the mountains."),
+]
+
+
+def test_bi_encoder_rerank_puts_the_relevant_chunk_first(minilm):
+    out = Rerank(minilm).run(chunks(*DOCS), context("How long does a password reset link stay valid?"))
+    assert out[0].id == "reset"
+    assert out[0].meta["rerank_score"] > out[1].meta["rerank_score"] + 0.2
+
+
+def test_a_folder_is_typed_from_its_config(minilm_path, cross_encoder_path):
+    assert model_kind(minilm_path) == "bi"
+    assert model_kind(str(cross_encoder_path)) == "cross"
+    assert Rerank(minilm_path).kind == "bi"
+    assert Rerank(str(cross_encoder_path)).kind == "cross"
+
+
+def test_cross_encoder_by_path_and_instance_score_in_one_batch(cross_encoder_path):
+    stage = Rerank(str(cross_encoder_path))
+    assert stage._cross is None  # weights load on first use
+    cs = chunks(*DOCS)
+    out = stage.run(cs, context("password reset"))
+    assert sorted(c.id for c in out) == sorted(d for d, _ in DOCS)
+    assert all(np.isfinite(c.score) for c in out)
+    instance = load_cross_encoder(str(cross_encoder_path))
+    again = Rerank(instance).scores("password reset", cs)
+    assert again == pytest.approx(stage.scores("password reset", cs), abs=1e-5)
+
+
+def test_semantic_dedup_with_minilm(minilm):
+    cs = chunks(
+        ("a", "The password reset link expires after three days."),
+        ("b", "After three days, the link to reset a password expires."),
+        ("c", "The password reset link expires after 5 days."),
+        ("d", "Pizza dough needs flour, water, salt and yeast."),
+    )
+    ctx = context()
+    out = SemanticDedup(minilm, threshold=0.85).run(cs, ctx)
+    assert [c.id for c in out] == ["a", "c", "d"]
+    assert ctx.report._fates[1].detail["kind"] == "semantic"
+    assert "a" in out[1].meta["conflicts_with"]  # "5 days" differs from "three days"
+
+
+def test_reranker_and_dedup_share_one_cache(minilm):
+    emb = embedder_for(minilm)
+    emb.clear()
+    cs = chunks(*DOCS)
+    Rerank(minilm).run(cs, context("pizza"))
+    before = emb.embedded
+    SemanticDedup(minilm).run(cs, context())
+    assert emb.embedded == before  # every chunk vector came from the cache
+    assert Rerank(minilm).embedder is SemanticDedup(minilm).embedder
+
+
+def test_embedder_by_path_loads_lazily(minilm_path):
+    emb = Embedder(minilm_path)
+    assert emb._model is None
+    vecs = emb.embed(["a sentence", "another sentence"])
+    assert vecs.shape == (2, 384)
+    assert np.allclose(np.linalg.norm(vecs, axis=1), 1.0, atol=1e-5)
+
+
+def test_extract_with_minilm_keeps_the_answer(minilm):
+    filler = " ".join(f"Paragraph {i} describes template loaders and their caching in detail." for i in range(12))
+    text = f"{filler}\n\nA password reset link is valid for three days by default.\n\n{filler}"
+    out = Extract(minilm).run(chunks(("a", text)), context("How long is a password reset link valid?", budget=300))
+    assert "A password reset link is valid for three days by default." in out[0].text
+    assert len(out[0].text) < len(text) / 2
+
+
+def test_assemble_with_models_end_to_end(minilm):
+    filler = " ".join(f"Sentence {i} is about forms and widgets." for i in range(40))
+    cands = [
+        {"id": "long", "text": f"{filler}\n\nThe password reset link is valid for 3 days.\n\n{filler}", "score": 0.5},
+        {"id": "dup", "text": "The reset link for passwords stays valid for 3 days.", "score": 0.4},
+        {"id": "pizza", "text": "Pizza dough needs flour.", "score": 0.3},
+    ]
+    res = assemble("How long is the password reset link valid?", cands, budget=300, reranker=minilm, embedder=minilm)
+    assert "valid for 3 days" in res.text
+    assert [d.reason for d in res.report.decisions].count("kept") >= 1
+    assert {"rerank", "semantic_dedup", "extract", "tables"} <= set(res.report.timings_ms)
+    assert res.report.tokens_after <= 300
+
+
+def test_arun_runs_model_pipelines_in_a_worker_thread(minilm):
+    seen = []
+
+    def scorer(query, texts):
+        seen.append(threading.current_thread() is threading.main_thread())
+        return [float(len(t)) for t in texts]
+
+    asm = Assembler(reranker=scorer, rerank_fuse=None, order="relevance")
+    res = asyncio.run(asm.arun("q", [{"id": "a", "text": "x"}, {"id": "b", "text": "longer"}], budget=200))
+    assert seen == [False]
+    assert res.chunks[0].id == "b"
