@@ -17,11 +17,15 @@ from ctxassembly.stages.arrange import Arrange, Order
 from ctxassembly.stages.base import Context, Stage
 from ctxassembly.stages.dedup import Dedup
 from ctxassembly.stages.excerpt import Excerpt
+from ctxassembly.stages.extract import Extract
 from ctxassembly.stages.merge import Merge
 from ctxassembly.stages.relevance import NonePolicy, Relevance
+from ctxassembly.stages.rerank import Rerank
 from ctxassembly.stages.safety import Policy as SafetyPolicy
 from ctxassembly.stages.safety import Safety
 from ctxassembly.stages.select import Select
+from ctxassembly.stages.semantic import SemanticDedup
+from ctxassembly.stages.tables import Tables
 from ctxassembly.stages.version import Policy as VersionPolicy
 from ctxassembly.stages.version import VersionFilter
 from ctxassembly.tokens import get_counter
@@ -88,6 +92,19 @@ class Assembler:
     :param merge_gap: characters between chunks that still merge (``None``: no merge).
     :param max_share: largest budget share one chunk may fill whole before it is cut to
         its best passages (``None``: never cut).
+    :param reranker: ``None`` (no model), or a ``CrossEncoder``/``SentenceTransformer``
+        (instance, local path or hub name) or a callable ``(query, texts) -> scores``;
+        runs after relevance (see :class:`~ctxassembly.stages.rerank.Rerank`).
+    :param rerank_fuse: weight of the incoming (relevance) order fused with the model's
+        (``None``: the model alone). 6 measured best with a MiniLM bi-encoder on the Django
+        dev set: ranking by the bi-encoder alone lost 20 points there (benchmarks/adapters.py).
+    :param embedder: ``None``, or a ``SentenceTransformer`` (instance, path or name) or a
+        callable ``texts -> vectors``: semantic dedup after dedup, and a semantic signal
+        for extraction. A reranker and an embedder of the same model share one cache.
+    :param semantic_threshold: cosine at or above which chunks are semantic duplicates.
+    :param extract: query-focused sentence extraction and table compression in place of
+        the excerpt stage; ``None`` (default) turns it on when a model is configured.
+    :param extract_share: largest budget share a chunk fills whole before extraction.
     """
 
     def __init__(
@@ -114,6 +131,12 @@ class Assembler:
         safety: SafetyPolicy = "remove",
         merge_gap: int | None = 0,
         max_share: float | None = 0.4,
+        reranker: object = None,
+        rerank_fuse: float | None = 6.0,
+        embedder: object = None,
+        semantic_threshold: float = 0.95,
+        extract: bool | None = None,
+        extract_share: float = 0.25,
         stages: Sequence[Stage] | None = None,
     ) -> None:
         self.renderer = Renderer(format)
@@ -129,9 +152,11 @@ class Assembler:
             VersionFilter(version_policy, subject_versions=subject_versions),
             Safety(safety),
             Relevance(min_score=min_score, weights=weights, k=rrf_k, none_score=none_score, top_k=top_k),
+            Rerank(reranker, fuse=rerank_fuse) if reranker is not None else None,
             Dedup(threshold=near_threshold),
+            SemanticDedup(embedder, threshold=semantic_threshold) if embedder is not None else None,
             Merge(merge_gap, max_share=1.0 if max_share is None else max_share) if merge_gap is not None else None,
-            Excerpt(max_share) if max_share is not None else None,
+            *self._compress(extract, reranker, embedder, max_share, extract_share),
             Select(
                 reserve=reserve,
                 max_per_doc=max_per_doc,
@@ -141,6 +166,17 @@ class Assembler:
             Arrange(order),
         ]
         self.stages = [s for s in pipeline if s is not None]
+
+    @staticmethod
+    def _compress(
+        extract: bool | None, reranker: object, embedder: object, max_share: float | None, extract_share: float
+    ) -> list[Stage | None]:
+        """Tables + Extract when extraction is on (by default: when a model is configured),
+        else the model-free Excerpt exactly as before."""
+        on = (reranker is not None or embedder is not None) if extract is None else extract
+        if on:
+            return [Tables(max_share=extract_share), Extract(embedder, max_share=extract_share)]
+        return [Excerpt(max_share) if max_share is not None else None]
 
     def run(
         self,
