@@ -9,7 +9,23 @@ from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ChunkError, ConfigError, MissingExtraError
 from ctxassembly.render import parse, prompt, render
 from ctxassembly.report import Decision, Report
-from ctxassembly.stages import Admit, Arrange, Context, Dedup, Excerpt, Merge, Relevance, Safety, Select, Stage, VersionFilter
+from ctxassembly.stages import (
+    Admit,
+    Arrange,
+    Context,
+    Dedup,
+    Excerpt,
+    Extract,
+    Merge,
+    Relevance,
+    Rerank,
+    Safety,
+    Select,
+    SemanticDedup,
+    Stage,
+    Tables,
+    VersionFilter,
+)
 
 __version__ = "0.1.0"
 
@@ -25,13 +41,17 @@ __all__ = [
     "Decision",
     "Dedup",
     "Excerpt",
+    "Extract",
     "Merge",
     "MissingExtraError",
     "Relevance",
     "Report",
+    "Rerank",
     "Safety",
     "Select",
+    "SemanticDedup",
     "Stage",
+    "Tables",
     "VersionFilter",
     "assemble",
     "parse",

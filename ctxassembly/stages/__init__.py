@@ -5,10 +5,30 @@ from ctxassembly.stages.arrange import Arrange
 from ctxassembly.stages.base import Context, Stage
 from ctxassembly.stages.dedup import Dedup
 from ctxassembly.stages.excerpt import Excerpt
+from ctxassembly.stages.extract import Extract
 from ctxassembly.stages.merge import Merge
 from ctxassembly.stages.relevance import Relevance
+from ctxassembly.stages.rerank import Rerank
 from ctxassembly.stages.safety import Safety
 from ctxassembly.stages.select import Select
+from ctxassembly.stages.semantic import SemanticDedup
+from ctxassembly.stages.tables import Tables
 from ctxassembly.stages.version import VersionFilter
 
-__all__ = ["Admit", "Arrange", "Context", "Dedup", "Excerpt", "Merge", "Relevance", "Safety", "Select", "Stage", "VersionFilter"]
+__all__ = [
+    "Admit",
+    "Arrange",
+    "Context",
+    "Dedup",
+    "Excerpt",
+    "Extract",
+    "Merge",
+    "Relevance",
+    "Rerank",
+    "Safety",
+    "Select",
+    "SemanticDedup",
+    "Stage",
+    "Tables",
+    "VersionFilter",
+]
