@@ -40,7 +40,9 @@ class ScriptedLLMDouble:
     """Test double for a remote LLM: ``replies`` maps a chunk id to the reply text (or a
     callable ``prompt -> reply``); ``default`` answers the rest. Records every prompt."""
 
-    def __init__(self, replies: dict[str, str | Callable[[str], str]], default: str = '{"evidence": []}') -> None:
+    def __init__(
+        self, replies: dict[str, str | Callable[[str], str]], default: str | Callable[[str], str] = '{"evidence": []}'
+    ) -> None:
         self.replies = replies
         self.default = default
         self.prompts: list[str] = []
