@@ -190,10 +190,10 @@ def _db_nodes() -> list[NodeWithScore]:
     """Two adjacent passages of one document (offsets touch) and an exact copy elsewhere."""
     common = {"version": "4.2", "title": "Databases", "doc_id": "ref/databases"}
     first = TextNode(id_="db#0", text="Django supports PostgreSQL, MariaDB, MySQL, Oracle and SQLite.",
-                     metadata={**common, "section": "Databases"}, start_char_idx=0, end_char_idx=63,
+                     metadata={**common, "section": "Databases"}, start_char_idx=0, end_char_idx=62,
                      excluded_llm_metadata_keys=["doc_id"], embedding=[0.1, 0.2])
     second = TextNode(id_="db#1", text="\nDjango 4.2 supports SQLite 3.21.0 and later.",
-                      metadata={**common, "section": "Databases > SQLite"}, start_char_idx=63, end_char_idx=108)
+                      metadata={**common, "section": "Databases > SQLite"}, start_char_idx=62, end_char_idx=107)
     return scored((first, 0.9), (second, 0.7))
 
 
@@ -204,7 +204,7 @@ def test_merges_adjacent_nodes_into_one_copy() -> None:
     merged = out[0].node
     assert merged.node_id == "db#0"
     assert merged.text == nodes[0].node.text + nodes[1].node.text
-    assert (merged.start_char_idx, merged.end_char_idx) == (0, 108)
+    assert (merged.start_char_idx, merged.end_char_idx) == (0, 107)
     assert merged.embedding is None  # it described the shorter text
     assert merged.metadata["assembly_merged_from"] == ["db#0", "db#1"]
     assert merged.metadata["assembly_report"]["reasons"] == {"kept": 1, "merged": 1}
