@@ -105,6 +105,10 @@ class Assembler:
     :param extract: query-focused sentence extraction and table compression in place of
         the excerpt stage; ``None`` (default) turns it on when a model is configured.
     :param extract_share: largest budget share a chunk fills whole before extraction.
+    :param llm_stage: ``None`` (default), or an LLM-assisted stage run after compression and
+        before select: :class:`~ctxassembly.stages.llm_extract.LLMExtract`,
+        :class:`~ctxassembly.stages.mapreduce.MapReduce` or
+        :class:`~ctxassembly.stages.summarize.Summarize` (opt-in; see docs/llm.md).
     """
 
     def __init__(
@@ -137,6 +141,7 @@ class Assembler:
         semantic_threshold: float = 0.95,
         extract: bool | None = None,
         extract_share: float = 0.25,
+        llm_stage: Stage | None = None,
         stages: Sequence[Stage] | None = None,
     ) -> None:
         self.renderer = Renderer(format)
@@ -157,6 +162,7 @@ class Assembler:
             SemanticDedup(embedder, threshold=semantic_threshold) if embedder is not None else None,
             Merge(merge_gap, max_share=1.0 if max_share is None else max_share) if merge_gap is not None else None,
             *self._compress(extract, reranker, embedder, max_share, extract_share),
+            llm_stage,
             Select(
                 reserve=reserve,
                 max_per_doc=max_per_doc,
