@@ -355,3 +355,16 @@ def test_every_input_has_one_fate_in_a_pipeline(save_chunk: Chunk, cache_chunk: 
     assert res.report.decisions[0].kept
     assert "is not supported since Django 5.1." in res.text
     assert render(res.chunks) == res.text
+
+
+def test_assembler_option_runs_the_stage_before_select(save_chunk: Chunk, cache_chunk: Chunk) -> None:
+    llm = ScriptedLLMDouble({"save#1": reply("save#1", "Use keyword arguments such as update_fields instead.")})
+    assembler = Assembler(llm_stage=LLMExtract(llm), max_share=None)  # whole chunks reach the LLM
+    names = [s.name for s in assembler.stages]
+    assert names.index("llm_extract") == names.index("select") - 1
+    law = Chunk(id="law", text=cache_chunk.text.replace("cache", "store"), meta={"verbatim_required": True})
+    res = assembler.run(Q, [save_chunk, cache_chunk, law], budget=120)
+    assert "is not supported since Django 5.1." in res.text
+    assert "post_save" not in res.chunks[0].text
+    assert len(res.report.decisions) == 3
+    assert any(n["event"] == "bypass" and n["stage"] == "llm_extract" for n in res.report.notes)
