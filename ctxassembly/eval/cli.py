@@ -92,25 +92,23 @@ def _run(fn: Any) -> None:
 
 
 @app.command("metrics")
-def metrics_cmd(
+def metrics_cmd(  # noqa: PLR0917 - typer reads the options from the signature
     questions: QuestionsArg = None,
     budget: Annotated[int, typer.Option(help="token budget of each assembled context")] = 1500,
     order: Annotated[str, typer.Option(help="bookend | edges | relevance | reading")] = "bookend",
     limit: LimitOpt = None,
     json_path: JsonOpt = None,
+    engine: Annotated[
+        str, typer.Option(help="local (this process) | ray (Ray Data, extra 'ray'; same results)")
+    ] = "local",
 ) -> None:
     """Context metrics of the assembled contexts against the labels (no reader needed)."""
 
     def go() -> None:
-        from ctxassembly.assembler import assemble
-        from ctxassembly.eval.metrics import context_metrics, summarize
+        from ctxassembly.batch import evaluate_many, parse_engine
 
         qs = _questions(questions, limit)
-        rows = []
-        for q in qs:
-            assembled = assemble(q.question, q.candidates, budget=budget, target_version=q.target_version, order=order)
-            rows.append(context_metrics(q, assembled))
-        _finish(summarize(rows, qs), json_path, None)
+        _finish(evaluate_many(qs, budget=budget, engine=parse_engine(engine), order=order), json_path, None)
 
     _run(go)
 
