@@ -121,3 +121,32 @@ def test_evaluation_runner_on_ray_equals_in_process(local_ray: Any, dev_question
     assert remote.to_dict() == local.to_dict()
     assert local.answer_kept is not None
     assert local.answer_kept > 0.5
+
+
+# ------------------------------------------------------------------ the CLI: ctxassembly eval metrics --engine
+@pytest.mark.unit
+def test_cli_rejects_an_unknown_engine() -> None:
+    from typer.testing import CliRunner
+
+    from ctxassembly.cli import app
+
+    result = CliRunner().invoke(app, ["eval", "metrics", "--engine", "spark", "--limit", "1"])
+    assert result.exit_code == 2
+    assert "engine must be one of 'local', 'ray', got 'spark'" in result.output
+
+
+@pytest.mark.integration
+@pytest.mark.slow
+def test_cli_engine_ray_prints_the_same_metrics(local_ray: Any, bench_dir: Any) -> None:
+    from typer.testing import CliRunner
+
+    from ctxassembly.cli import app
+
+    path = str(bench_dir / "data" / "django" / "questions.jsonl")
+    args = ["eval", "metrics", path, "--budget", "1000", "--limit", "6"]
+    local = CliRunner().invoke(app, [*args, "--engine", "local"])
+    remote = CliRunner().invoke(app, [*args, "--engine", "ray"])
+    assert local.exit_code == 0, local.output
+    assert remote.exit_code == 0, remote.output
+    assert "answer_kept" in local.output
+    assert remote.output == local.output
