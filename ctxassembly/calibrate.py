@@ -1,0 +1,294 @@
+"""Threshold calibration: the relevance threshold (on the retriever score) and the near-dup
+Jaccard threshold that keep the answer most often within a budget, measured on a
+labelled sample of *your* corpus and retriever — instead of a round number.
+
+Retriever scores are not comparable across encoders and corpora (a cosine of 0.5 is high
+for one model and noise for another), so the grid of score thresholds is taken from the
+sample itself: no threshold, then the 5th, 10th, 20th, 30th, 40th and 50th percentiles of
+the candidates' scores. The near-dup grid is Jaccard 0.5 … 0.9 plus "exact duplicates
+only". Every pair is run through the assembler on every question; the chosen pair has
+the highest answer recall (share of questions whose answer strings are all in the
+context), then the fewest tokens, then the fewest wrong-version exposures, then the
+higher score threshold, then the most conservative dedup (exact only, else the highest
+Jaccard: fewer merges). The whole curve is printed so the choice can be judged.
+
+Fair use of a record: the assembler sees the question, the candidates and the target
+version only when the record says the question names it (``version_explicit``; a record
+without that field is taken at its word). The labels (answers, wrong strings) are only
+used to score.
+
+CLI: ``ctxassembly calibrate QUESTIONS.jsonl --budget 500``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from statistics import mean
+from typing import Annotated, Any
+
+import numpy as np
+import typer
+
+from ctxassembly.assembler import Assembler
+from ctxassembly.errors import ConfigError
+from ctxassembly.eval.metrics import context_metrics
+from ctxassembly.eval.questions import Question
+
+__all__ = ["Calibration", "Point", "calibrate", "command", "score_grid"]
+
+PERCENTILES = (5, 10, 20, 30, 40, 50)
+NEAR_GRID: tuple[float | None, ...] = (None, 0.5, 0.6, 0.7, 0.8, 0.9)
+
+
+@dataclass(frozen=True)
+class Point:
+    """One threshold pair measured over the sample."""
+
+    min_score: float | None
+    near_threshold: float | None
+    answer_recall: float
+    tokens_mean: float
+    wrong_exposure: float | None
+    dropped_below_threshold: float  # mean candidates dropped by the threshold per question
+
+
+@dataclass
+class Calibration:
+    """The curve and the chosen pair."""
+
+    budget: int
+    n_questions: int
+    points: list[Point]
+    chosen: Point
+    default: Point | None = None
+    source: str = ""
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "budget": self.budget,
+            "n_questions": self.n_questions,
+            "source": self.source,
+            "options": self.options,
+            "chosen": asdict(self.chosen),
+            "default": None if self.default is None else asdict(self.default),
+            "points": [asdict(p) for p in self.points],
+        }
+
+    def table(self) -> str:
+        """The chosen thresholds, then the curve: answer recall per (score, near-dup) pair,
+        and the two one-dimensional slices through the chosen point."""
+        c = self.chosen
+        lines = [
+            f"calibrated on {self.n_questions} questions{' from ' + self.source if self.source else ''}, "
+            f"budget {self.budget} tokens",
+            f"chosen: min_score={_f(c.min_score)}  near_threshold={_f(c.near_threshold)}  "
+            f"-> answer recall {c.answer_recall:.1%}, {c.tokens_mean:.0f} tokens, "
+            f"wrong exposure {_pct(c.wrong_exposure)}",
+        ]
+        if self.default is not None:
+            d = self.default
+            lines.append(
+                f"library default: min_score=none  near_threshold=0.8  -> answer recall {d.answer_recall:.1%}, "
+                f"{d.tokens_mean:.0f} tokens, wrong exposure {_pct(d.wrong_exposure)}"
+            )
+        scores = sorted({p.min_score for p in self.points}, key=lambda v: -1.0 if v is None else v)
+        nears = sorted({p.near_threshold for p in self.points}, key=lambda v: 2.0 if v is None else v)
+        by = {(p.min_score, p.near_threshold): p for p in self.points}
+        lines += ["", "answer recall by min_score (rows) and near_threshold (columns; 'exact' = exact dups only)"]
+        head = "min_score".ljust(10) + "".join(("exact" if n is None else f"{n:.2f}").rjust(8) for n in nears)
+        lines.append(head)
+        for s in scores:
+            row = _f(s).ljust(10)
+            for n in nears:
+                p = by.get((s, n))
+                mark = "*" if p is c else " "
+                row += ("" if p is None else f"{p.answer_recall:.1%}{mark}").rjust(8)
+            lines.append(row)
+        lines += ["", f"curve at near_threshold={_f(c.near_threshold)}:"]
+        lines.append("min_score  dropped/q  recall   tokens  wrong")
+        for s in scores:
+            p = by[(s, c.near_threshold)]
+            lines.append(
+                f"{_f(s).ljust(9)}  {p.dropped_below_threshold:9.1f}  {p.answer_recall:6.1%}  "
+                f"{p.tokens_mean:6.0f}  {_pct(p.wrong_exposure)}"
+            )
+        lines += ["", f"curve at min_score={_f(c.min_score)}:", "near      recall   tokens  wrong"]
+        for n in nears:
+            p = by[(c.min_score, n)]
+            label = "exact" if n is None else f"{n:.2f}"
+            lines.append(f"{label.ljust(8)}  {p.answer_recall:6.1%}  {p.tokens_mean:6.0f}  {_pct(p.wrong_exposure)}")
+        return "\n".join(lines)
+
+
+def _f(v: float | None) -> str:
+    return "none" if v is None else f"{v:.4g}"
+
+
+def _pct(v: float | None) -> str:
+    return "n/a" if v is None else f"{v:.1%}"
+
+
+def score_grid(records: Sequence[Mapping[str, Any]], percentiles: Sequence[float] = PERCENTILES) -> list[float | None]:
+    """``None`` (no threshold) and the given percentiles of the candidates' scores.
+
+    :raises ConfigError: no candidate carries a score.
+    """
+    scores = [
+        float(c["score"]) for r in records for c in r.get("candidates", ()) if isinstance(c.get("score"), (int, float))
+    ]
+    if not scores:
+        raise ConfigError("no candidate has a numeric 'score': nothing to calibrate a relevance threshold on")
+    values = sorted({round(float(v), 4) for v in np.percentile(scores, list(percentiles))})
+    return [None, *values]
+
+
+def _version(record: Mapping[str, Any]) -> str | None:
+    if record.get("version_explicit", True) is False:
+        return None
+    v = record.get("target_version")
+    return None if v is None else str(v)
+
+
+def calibrate(
+    records: Sequence[Mapping[str, Any]],
+    *,
+    budget: int = 500,
+    min_scores: Sequence[float | None] | None = None,
+    near_thresholds: Sequence[float | None] = NEAR_GRID,
+    source: str = "",
+    **options: Any,
+) -> Calibration:
+    """Measure every (min_score, near_threshold) pair on ``records`` and choose one.
+
+    :param records: benchmark-style records (``question``, ``candidates``, ``answer`` ...).
+    :param min_scores: the score grid (default: :func:`score_grid` of the sample).
+    :param near_thresholds: the near-dup grid (``None``: exact duplicates only).
+    :param options: other :class:`~ctxassembly.assembler.Assembler` options, held fixed
+        (a ``reranker``/``embedder`` for calibrating per encoder).
+    :raises ConfigError: no records, no record with answer strings, or a bad grid value.
+    """
+    questions = [Question.from_dict(r, index=i) for i, r in enumerate(records)]
+    labelled = [i for i, q in enumerate(questions) if q.answer]
+    if not labelled:
+        raise ConfigError("no question has 'answer' strings: answer recall cannot be measured")
+    grid_s = score_grid(records) if min_scores is None else list(min_scores)
+    for n in near_thresholds:
+        if n is not None and not 0 < n <= 1:
+            raise ConfigError(f"near_thresholds must be in (0, 1] or None, got {n!r}")
+    points: list[Point] = []
+    for near in near_thresholds:
+        for s in grid_s:
+            points.append(
+                _measure(
+                    records=records,
+                    questions=questions,
+                    labelled=labelled,
+                    budget=budget,
+                    min_score=s,
+                    near=near,
+                    options=options,
+                )
+            )
+    best = max(
+        points,
+        key=lambda p: (
+            p.answer_recall,
+            -p.tokens_mean,
+            -(p.wrong_exposure or 0.0),
+            -1.0 if p.min_score is None else p.min_score,
+            2.0 if p.near_threshold is None else p.near_threshold,
+        ),
+    )
+    default = next((p for p in points if p.min_score is None and p.near_threshold == 0.8), None)
+    return Calibration(budget, len(labelled), points, best, default, source, {k: repr(v) for k, v in options.items()})
+
+
+def _measure(
+    *,
+    records: Sequence[Mapping[str, Any]],
+    questions: Sequence[Question],
+    labelled: Sequence[int],
+    budget: int,
+    min_score: float | None,
+    near: float | None,
+    options: Mapping[str, Any],
+) -> Point:
+    assembler = Assembler(min_score=min_score, near_threshold=near, **options)
+    kept, tokens, wrong, dropped = [], [], [], []
+    for i in labelled:
+        r, q = records[i], questions[i]
+        res = assembler.run(q.question, r["candidates"], budget=budget, target_version=_version(r))
+        m = context_metrics(q, res)
+        kept.append(bool(m.answer_kept))
+        tokens.append(res.report.tokens_after)
+        if q.wrong:
+            wrong.append(bool(m.wrong_exposed))
+        dropped.append(res.report.reasons.get("below_threshold", 0))
+    return Point(
+        min_score=min_score,
+        near_threshold=near,
+        answer_recall=round(mean(kept), 4),
+        tokens_mean=round(mean(tokens), 1),
+        wrong_exposure=round(mean(wrong), 4) if wrong else None,
+        dropped_below_threshold=round(mean(dropped), 2),
+    )
+
+
+def _floats(text: str | None, name: str) -> list[float | None] | None:
+    if text is None:
+        return None
+    out: list[float | None] = []
+    for part in text.split(","):
+        p = part.strip().lower()
+        if not p:
+            continue
+        if p in ("none", "exact"):
+            out.append(None)
+            continue
+        try:
+            out.append(float(p))
+        except ValueError:
+            raise ConfigError(f"{name} must be comma-separated numbers (or 'none'), got {text!r}") from None
+    return out
+
+
+def command(  # noqa: PLR0917 - typer maps each parameter to a CLI option
+    questions: Annotated[Path, typer.Argument(help="JSONL of labelled questions with their candidates")],
+    budget: Annotated[int, typer.Option(help="token budget of the context")] = 500,
+    min_scores: Annotated[
+        str | None, typer.Option("--min-scores", help="score grid, e.g. 'none,0.4,0.5' (default: percentiles)")
+    ] = None,
+    near: Annotated[str | None, typer.Option("--near", help="near-dup grid, e.g. 'exact,0.7,0.8,0.9'")] = None,
+    encoder: Annotated[
+        str | None, typer.Option(help="a sentence-transformers model path: calibrate with it as reranker and embedder")
+    ] = None,
+    limit: Annotated[int | None, typer.Option(help="use only the first N questions")] = None,
+    json_path: Annotated[Path | None, typer.Option("--json", help="write the whole curve as JSON here")] = None,
+) -> None:
+    """Find the relevance and near-dup thresholds that keep the answer most often within a
+    budget on a labelled sample, and print the curve."""
+    try:
+        with questions.open(encoding="utf-8") as f:
+            records = [json.loads(line) for line in f if line.strip()][:limit]
+        options: dict[str, Any] = {}
+        if encoder is not None:  # one model for both; the assembler shares its cache
+            options = {"reranker": encoder, "embedder": encoder}
+        grid_n = _floats(near, "--near")
+        result = calibrate(
+            records,
+            budget=budget,
+            min_scores=_floats(min_scores, "--min-scores"),
+            near_thresholds=NEAR_GRID if grid_n is None else grid_n,
+            source=questions.name + ("" if encoder is None else f", encoder {encoder}"),
+            **options,
+        )
+    except (ConfigError, OSError, json.JSONDecodeError) as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(result.table())
+    if json_path is not None:
+        json_path.write_text(json.dumps(result.to_dict(), indent=2), encoding="utf-8")

@@ -1,0 +1,81 @@
+"""Threshold calibration on real benchmark records (the first questions of the Django dev set)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from ctxassembly.calibrate import calibrate, score_grid
+from ctxassembly.cli import app
+from ctxassembly.errors import ConfigError
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.fixture(scope="module")
+def records(bench_dir: Path) -> list[dict[str, object]]:
+    with (bench_dir / "data" / "django" / "questions.jsonl").open(encoding="utf-8") as f:
+        return [json.loads(line) for line in f][:6]
+
+
+def test_score_grid_is_taken_from_the_sample(records: list[dict[str, object]]) -> None:
+    grid = score_grid(records, percentiles=(10, 50))
+    scores = sorted(c["score"] for r in records for c in r["candidates"])  # type: ignore[attr-defined]
+    assert grid[0] is None
+    assert len(grid) == 3
+    assert scores[0] < grid[1] < grid[2] < scores[-1]  # type: ignore[operator]
+
+
+def test_calibrate_chooses_the_best_recall_and_prints_the_curve(records: list[dict[str, object]]) -> None:
+    top = max(c["score"] for r in records for c in r["candidates"])  # type: ignore[attr-defined]
+    result = calibrate(records, budget=500, min_scores=[None, top], near_thresholds=[None, 0.8])
+    assert len(result.points) == 4
+    assert result.chosen.answer_recall == max(p.answer_recall for p in result.points)
+    # a threshold above every score drops everything: recall 0, so it is never chosen
+    assert all(p.answer_recall == 0 for p in result.points if p.min_score == top)
+    assert result.chosen.min_score is None
+    text = result.table()
+    assert text.splitlines()[0] == "calibrated on 6 questions, budget 500 tokens"
+    assert "chosen: min_score=none" in text
+    assert "curve at near_threshold=" in text
+    assert result.to_dict()["chosen"] == vars(result.chosen)
+
+
+@pytest.mark.parametrize(
+    ("records", "kwargs", "match"),
+    [
+        ([{"question": "q", "candidates": [{"id": "a", "text": "t", "score": 1.0}]}], {}, "no question has 'answer'"),
+        (
+            [{"question": "q", "answer": ["x"], "candidates": [{"id": "a", "text": "t"}]}],
+            {},
+            "no candidate has a numeric",
+        ),
+        (
+            [{"question": "q", "answer": ["x"], "candidates": [{"id": "a", "text": "t", "score": 1.0}]}],
+            {"near_thresholds": [1.5]},
+            r"near_thresholds must be in \(0, 1\] or None, got 1.5",
+        ),
+    ],
+)
+def test_bad_input_raises(records: list[dict[str, object]], kwargs: dict[str, object], match: str) -> None:
+    with pytest.raises(ConfigError, match=match):
+        calibrate(records, **kwargs)  # type: ignore[arg-type]
+
+
+def test_cli(bench_dir: Path, tmp_path: Path) -> None:
+    data = bench_dir / "data" / "django" / "questions.jsonl"
+    out = tmp_path / "curve.json"
+    runner = CliRunner()
+    res = runner.invoke(
+        app,
+        ["calibrate", str(data), "--limit", "3", "--min-scores", "none,0.6", "--near", "exact,0.8", "--json", str(out)],
+    )
+    assert res.exit_code == 0, res.output
+    assert "chosen: min_score=" in res.output
+    assert len(json.loads(out.read_text())["points"]) == 4
+    bad = runner.invoke(app, ["calibrate", str(data), "--near", "high"])
+    assert bad.exit_code == 2
+    assert "--near must be comma-separated numbers (or 'none'), got 'high'" in bad.output
