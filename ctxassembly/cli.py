@@ -17,6 +17,7 @@ from ctxassembly.eval.cli import app as eval_app  # light: the readers import to
 
 app = typer.Typer(help="Context assembly for RAG: filter, de-duplicate, version, budget, order and label chunks.")
 app.add_typer(eval_app, name="eval", help="Measure context assembly on your own model and data.")
+app.command("calibrate")(__import__("ctxassembly.calibrate", fromlist=["command"]).command)
 console = Console(width=110)
 
 
