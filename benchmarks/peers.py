@@ -108,7 +108,7 @@ class LangChain:
             from langchain_classic.storage import InMemoryByteStore
 
             embeddings = CacheBackedEmbeddings.from_bytes_store(
-                embeddings, InMemoryByteStore(), namespace="minilm", key_encoder="sha256"
+                embeddings, _byte_store(InMemoryByteStore), namespace="minilm", key_encoder="sha256"
             )
         self.Document = Document
         self.filter = EmbeddingsRedundantFilter(embeddings=embeddings, similarity_threshold=threshold)
@@ -129,6 +129,12 @@ class LangChain:
             out = self.Pipeline(transformers=[self.filter, self.reorder]).compress_documents(docs, question)
             out = take(list(out), budget, lambda d: d.page_content)
         return [{**d.metadata, "text": d.page_content} for d in out]
+
+
+@lru_cache(maxsize=1)
+def _byte_store(cls: Any) -> Any:
+    """One in-memory store for every cached LangChain peer in the process."""
+    return cls()
 
 
 @lru_cache(maxsize=1)
@@ -242,13 +248,12 @@ class Ctx:
     reranker and embedder (semantic dedup, sentence extraction). The Assembler is built
     once, as an application would."""
 
-    def __init__(self, *, models: bool = False) -> None:
-        options: dict[str, Any] = {}
+    def __init__(self, *, models: bool = False, **options: Any) -> None:
         if models:
             from sentence_transformers import SentenceTransformer
 
             m = _st_model(SentenceTransformer)
-            options = {"reranker": m, "embedder": m}
+            options = {"reranker": m, "embedder": m, **options}
         self.assembler = Assembler(**options)
 
     def run(self, record: dict[str, Any], budget: int) -> Any:
@@ -273,13 +278,15 @@ PIPELINES: dict[str, Callable[[], Pipeline]] = {
     "naive_budget": lambda: naive_budget,
     "langchain": LangChain,
     "langchain_bf": lambda: LangChain(budget_first=True),
+    "langchain_cached": lambda: LangChain(cached=True),
+    "langchain_bf_cached": lambda: LangChain(budget_first=True, cached=True),
     "llamaindex": LlamaIndex,
     "llamaindex_bf": lambda: LlamaIndex(budget_first=True),
     "haystack": Haystack,
     "ctxassembly": Ctx,
     "ctxassembly_models": lambda: Ctx(models=True),
 }
-PEERS = [n for n in PIPELINES if not n.startswith("ctxassembly")]
+PEERS = [n for n in PIPELINES if not n.startswith("ctxassembly") and not n.endswith("_cached")]
 
 LABELS = {
     "naive_topk": "naive top-40 (no budget)",
