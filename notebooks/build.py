@@ -905,6 +905,13 @@ pd.DataFrame([{"qid": r.qid, "documents": r.n_docs, "cited positions": r.cited,
               for r in histogram.rows])
 """),
     md("""
+Read `uncited` before the bars: a reply that cites nothing adds to no `cited` bar, so a
+reader that ignores the citation instruction leaves that histogram empty whatever it read.
+`used` counts the *correct* replies by where the answer string sat in their context. When
+`uncited` is high, try your own reader, or instructions with an example citation
+(`citation_histogram(..., instructions=...)`).
+"""),
+    md("""
 ## Your own model and data
 
 **Your model.** Every experiment takes a *reader*: anything that turns a prompt into a

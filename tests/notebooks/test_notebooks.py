@@ -1,26 +1,28 @@
 """The example notebooks run top to bottom, offline, in a fresh kernel of this interpreter.
 
 Each notebook in ``notebooks/`` is executed with nbclient (a copy: the saved file is not
-touched) and fails the test if any cell raises. A second, cheap check keeps the saved
-files readable on a code host: they were saved from one top-to-bottom run, with outputs and no error.
-Regenerate the saved notebooks with ``python notebooks/build.py``.
+touched) and fails the test if any cell raises (integration, slow). Cheap checks (unit)
+keep the saved files readable on a code host and in step with their source: each was saved
+from one top-to-bottom run, with outputs and no error, and holds exactly the cells of
+``notebooks/build.py``, which regenerates them (``python notebooks/build.py``).
 """
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import json
 import os
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 import nbformat
 import pytest
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
-
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 NAMES = ["01_quickstart", "02_langchain", "03_llamaindex", "04_evaluation"]
@@ -50,10 +52,12 @@ def kernel_name(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         os.environ["JUPYTER_PATH"] = before
 
 
+@pytest.mark.unit
 def test_every_notebook_is_listed() -> None:
     assert sorted(p.stem for p in NOTEBOOKS.glob("*.ipynb")) == NAMES
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("name", NAMES)
 def test_saved_notebook_has_outputs(name: str) -> None:
     nb = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
@@ -70,12 +74,37 @@ def test_saved_notebook_has_outputs(name: str) -> None:
     assert "HF_HUB_OFFLINE" in code[0].source, f"{name}: the first cell must set HF_HUB_OFFLINE=1"
 
 
+@functools.cache
+def _build_module() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("notebooks_build", NOTEBOOKS / "build.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("name", NAMES)
+def test_saved_notebook_matches_build_script(name: str) -> None:
+    """The .ipynb files are generated: an edit made only in one of them would be lost."""
+    cells = _build_module().NOTEBOOKS[name]
+    nb = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
+    saved = [(c.cell_type, c.source) for c in nb.cells]
+    assert saved == [(c.cell_type, c.source) for c in cells], (
+        f"{name}.ipynb differs from notebooks/build.py; edit build.py and run python notebooks/build.py {name}"
+    )
+
+
+@pytest.mark.unit
 def test_evaluation_notebook_saves_its_plots() -> None:
     nb = nbformat.read(NOTEBOOKS / "04_evaluation.ipynb", as_version=4)
     pngs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if "image/png" in o.get("data", {})]
     assert len(pngs) >= 3, f"expected the probe, dilution and histogram plots, found {len(pngs)} PNG outputs"
 
 
+@pytest.mark.integration
+@pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 def test_notebook_runs_top_to_bottom(name: str, kernel_name: str, tmp_path: Path) -> None:
     nb = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
