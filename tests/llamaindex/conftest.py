@@ -8,16 +8,21 @@ a remote LLM cannot run in tests); everything else is real.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from llama_index.core import Settings, VectorStoreIndex
 from llama_index.core.base.embeddings.base import BaseEmbedding
-from llama_index.core.bridge.pydantic import PrivateAttr
+from llama_index.core.bridge.pydantic import Field, PrivateAttr
+from llama_index.core.instrumentation import get_dispatcher
+from llama_index.core.instrumentation.event_handlers import BaseEventHandler
+from llama_index.core.instrumentation.events import BaseEvent
 from llama_index.core.llms import MockLLM
 from llama_index.core.schema import TextNode
 
 from ctxassembly.demo import load_corpus
+from llamaindex_ctxassembly import ContextAssemblyEvent
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -91,3 +96,21 @@ def settings(embed_model: MiniLMEmbedding, mock_llm: MockLLM) -> Any:
 def demo_index(embed_model: MiniLMEmbedding, settings: Any) -> VectorStoreIndex:
     return VectorStoreIndex([demo_node(r) for r in load_corpus()], embed_model=embed_model, show_progress=False)
 
+
+class Collect(BaseEventHandler):
+    """Collects the ContextAssemblyEvents that reach the root dispatcher."""
+
+    events: list[BaseEvent] = Field(default_factory=list)
+
+    def handle(self, event: BaseEvent, **kwargs: Any) -> None:
+        if isinstance(event, ContextAssemblyEvent):
+            self.events.append(event)
+
+
+@pytest.fixture
+def collector() -> Iterator[Collect]:
+    root = get_dispatcher()
+    handler = Collect()
+    root.add_event_handler(handler)
+    yield handler
+    root.event_handlers = [h for h in root.event_handlers if h is not handler]

@@ -9,22 +9,18 @@ tests read exactly what the LLM was given.
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from llama_index.core import VectorStoreIndex
-from llama_index.core.bridge.pydantic import Field
-from llama_index.core.instrumentation import get_dispatcher
-from llama_index.core.instrumentation.event_handlers import BaseEventHandler
-from llama_index.core.instrumentation.events import BaseEvent
 from llama_index.core.llms import MockLLM
 from llama_index.core.query_engine import RetrieverQueryEngine
 from llama_index.core.schema import MetadataMode, NodeWithScore
 
 from ctxassembly.demo import load_corpus
 from ctxassembly.tokens import get_counter
-from llamaindex_ctxassembly import ContextAssemblyEvent, ContextAssemblyPostprocessor
+from llamaindex_ctxassembly import ContextAssemblyPostprocessor
+from tests.llamaindex.conftest import Collect
 
 pytestmark = pytest.mark.integration
 
@@ -34,21 +30,6 @@ UNNAMED = "Which PostgreSQL versions does Django support?"
 CORPUS = {r["id"]: r for r in load_corpus()}
 
 
-class Collect(BaseEventHandler):
-    events: list[BaseEvent] = Field(default_factory=list)
-
-    def handle(self, event: BaseEvent, **kwargs: Any) -> None:
-        if isinstance(event, ContextAssemblyEvent):
-            self.events.append(event)
-
-
-@pytest.fixture
-def collector() -> Iterator[Collect]:
-    root = get_dispatcher()
-    handler = Collect()
-    root.add_event_handler(handler)
-    yield handler
-    root.event_handlers = [h for h in root.event_handlers if h is not handler]
 
 
 @pytest.fixture

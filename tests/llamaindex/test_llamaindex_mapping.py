@@ -5,14 +5,9 @@ from __future__ import annotations
 import copy
 import datetime as dt
 import inspect
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from llama_index.core.bridge.pydantic import Field
-from llama_index.core.instrumentation import get_dispatcher
-from llama_index.core.instrumentation.event_handlers import BaseEventHandler
-from llama_index.core.instrumentation.events import BaseEvent
 from llama_index.core.schema import (
     ImageNode,
     IndexNode,
@@ -31,11 +26,11 @@ from ctxassembly.errors import ChunkError, ConfigError
 from ctxassembly.tokens import get_counter
 from llamaindex_ctxassembly import (
     INTERNAL_KEYS,
-    ContextAssemblyEvent,
     ContextAssemblyPostprocessor,
     MetadataKeys,
     nodes_to_chunks,
 )
+from tests.llamaindex.conftest import Collect
 
 pytestmark = pytest.mark.unit
 
@@ -55,21 +50,6 @@ def llm_view(nodes: list[NodeWithScore]) -> str:
     return "\n\n".join(n.node.get_content(metadata_mode=MetadataMode.LLM) for n in nodes)
 
 
-class Collect(BaseEventHandler):
-    events: list[BaseEvent] = Field(default_factory=list)
-
-    def handle(self, event: BaseEvent, **kwargs: Any) -> None:
-        if isinstance(event, ContextAssemblyEvent):
-            self.events.append(event)
-
-
-@pytest.fixture
-def collector() -> Iterator[Collect]:
-    root = get_dispatcher()
-    handler = Collect()
-    root.add_event_handler(handler)
-    yield handler
-    root.event_handlers = [h for h in root.event_handlers if h is not handler]
 
 
 def test_public_surface() -> None:
