@@ -81,3 +81,16 @@ def test_idempotent_and_empty():
 def test_bad_config(kwargs, match):
     with pytest.raises(ConfigError, match=match):
         Dedup(**kwargs)
+
+
+def test_with_labelled_versions_the_current_copy_survives():
+    cs = chunks(("old", "same words"), ("cur", "same words"))
+    cs[0] = cs[0].with_meta(status="other_version")
+    cs[1] = cs[1].with_meta(status="current")
+    ctx = context()
+    out = Dedup().run(cs, ctx)
+    assert [c.id for c in out] == ["cur"]
+    assert ctx.report._fates[0].detail["duplicate_of"] == "cur"
+    near = chunks(("old", PARA + "."), ("cur", PARA + " as well."))
+    near[0] = near[0].with_meta(status="superseded")
+    assert [c.id for c in Dedup().run(near, context())] == ["cur"]

@@ -4,7 +4,8 @@ Exact duplicates share a normalised text (NFKC, case-folded, whitespace collapse
 Near duplicates share most word 5-shingles (Jaccard >= ``threshold``): computed exactly
 for small lists, through datasketch MinHash LSH candidates (then verified exactly) once
 the list is longer than ``lsh_from``. The higher-ranked copy stays (lists arrive ranked)
-and records the dropped copies' ids in ``meta["duplicates"]``.
+and records the dropped copies' ids in ``meta["duplicates"]``; when the version stage
+labels other versions instead of dropping them, the copy of the current version is kept.
 
 The guard: two passages that look alike but differ in a number, unit, negation, date or
 version string are not duplicates; they say different things. Both stay, each naming
@@ -67,6 +68,8 @@ class Dedup:
             key = normalize(c.text)
             first = by_text.get(key)
             if first is not None:
+                if _standing(c) < _standing(kept[first]):  # the current copy replaces a labelled one
+                    c, kept[first] = kept[first], c
                 ctx.report.drop(c, self.name, "duplicate", duplicate_of=kept[first].id, kind="exact")
                 dup_ids[first].append(c.id)
                 continue
@@ -86,9 +89,10 @@ class Dedup:
                     conflicts.setdefault(i, []).append(kept[j].id)
                     conflicts.setdefault(j, []).append(kept[i].id)
                     continue
-                removed.add(j)
-                ctx.report.drop(kept[j], self.name, "duplicate", duplicate_of=kept[i].id, kind="near")
-                dup_ids[i].extend([kept[j].id, *dup_ids[j]])
+                keep, lose = (j, i) if _standing(kept[j]) < _standing(kept[i]) else (i, j)
+                removed.add(lose)
+                ctx.report.drop(kept[lose], self.name, "duplicate", duplicate_of=kept[keep].id, kind="near")
+                dup_ids[keep].extend([kept[lose].id, *dup_ids[lose]])
         out = []
         for i, c in enumerate(kept):
             if i in removed:
@@ -156,6 +160,12 @@ def _minhash(shingle_set: frozenset[int], num_perm: int) -> Any:
 
 def _identity32(value: int) -> int:
     return value & 0xFFFFFFFF
+
+
+def _standing(c: Chunk) -> int:
+    """Which copy of a duplicate to keep when versions are labelled, not dropped: the
+    current one, then an unversioned one, then the others (ties: the higher-ranked)."""
+    return {"current": 0, "unversioned": 1}.get(str(c.meta.get("status", "current")), 2)
 
 
 def differs_in_substance(a: str, b: str) -> bool:
