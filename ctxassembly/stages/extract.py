@@ -324,6 +324,9 @@ class Extract:
         chunks further down are cut on BM25 alone).
     :param semantic_weight: weight of the cosine against the (max-normalised) BM25 score.
     :param gap_marker: what stands where text was left out.
+    :param semantic_top: embed at most this many units per call, those BM25 scores highest
+        (``None``: every unit within the semantic horizon). Embedding sentences is most of
+        a cold call's time; the cascade bounds it.
     :raises ConfigError: a share outside (0, 1], a negative weight or a horizon below 1.
     :raises MissingExtraError: pysbd (or, for a model name, sentence-transformers) is missing.
     """
@@ -338,6 +341,7 @@ class Extract:
         min_tokens: int = 60,
         horizon: float = 2.0,
         semantic_horizon: float = 1.0,
+        semantic_top: int | None = 48,
         semantic_weight: float = 1.0,
         gap_marker: str = "[…]",
     ) -> None:
@@ -354,6 +358,7 @@ class Extract:
         self.min_tokens = min_tokens
         self.horizon = horizon
         self.semantic_horizon = semantic_horizon
+        self.semantic_top = semantic_top
         self.semantic_weight = semantic_weight
         self.gap_marker = gap_marker
 
@@ -387,6 +392,9 @@ class Extract:
             scores = scores / scores.max()
         if self.embedder is not None and self.semantic_weight and near:
             where = [k for k, i in enumerate(owner) if i in near]
+            if self.semantic_top is not None and len(where) > self.semantic_top:
+                # a cascade: the embedder re-scores the units BM25 ranks highest, not all
+                where = sorted(sorted(where, key=lambda k: (-scores[k], k))[: self.semantic_top])
             vecs = self.embedder.embed([ctx.question, *(texts[k] for k in where)])
             scores[where] += self.semantic_weight * (vecs[1:] @ vecs[0])
         out = list(chunks)

@@ -113,8 +113,9 @@ class Rerank:
     :param min_score: drop chunks whose model score is below it (``below_threshold``).
     :param top_k: keep at most this many (``rank_cutoff``).
     :param batch_size: pairs per cross-encoder forward pass.
-    :param labels: score the chunk's title and section with its text (``passage``);
-        caller-supplied embeddings are then not used, since they embed the text alone.
+    :param labels: score the chunk's title and section with its text (``passage``). When
+        the caller supplies embeddings (``meta["embedding"]``, the vectors its store
+        matched with), the bi-encoder uses those instead and embeds only the rest.
     :raises ConfigError: a model that is none of the above, a bad kind, fuse, k or top_k.
     :raises MissingExtraError: a path or name was given and sentence-transformers is missing.
     """
@@ -199,7 +200,8 @@ class Rerank:
         texts = [passage(c) for c in chunks] if self.labels else [c.text for c in chunks]
         if self.kind == "bi" and self.embedder is not None:
             q = self.embedder.embed([query])[0]
-            if self.labels:
+            supplied = any(c.meta.get("embedding") is not None for c in chunks)
+            if self.labels and not supplied:
                 raw: Any = self.embedder.embed(texts) @ q
             else:
                 raw = chunk_vectors(chunks, self.embedder) @ q
