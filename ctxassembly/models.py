@@ -147,12 +147,7 @@ def load_sentence_transformer(spec: str, device: str | None = None) -> Any:
 
     :raises MissingExtraError: sentence-transformers is not installed.
     """
-    st = _import_st()
-    with _LOCK:
-        key = ("bi", spec)
-        if key not in _LOADED:
-            _LOADED[key] = st.SentenceTransformer(spec, device=device)
-        return _LOADED[key]
+    return _load_once("bi", "SentenceTransformer", spec, device)
 
 
 def load_cross_encoder(spec: str, device: str | None = None) -> Any:
@@ -160,11 +155,15 @@ def load_cross_encoder(spec: str, device: str | None = None) -> Any:
 
     :raises MissingExtraError: sentence-transformers is not installed.
     """
+    return _load_once("cross", "CrossEncoder", spec, device)
+
+
+def _load_once(kind: str, cls: str, spec: str, device: str | None) -> Any:
     st = _import_st()
     with _LOCK:
-        key = ("cross", spec)
+        key = (kind, spec)
         if key not in _LOADED:
-            _LOADED[key] = st.CrossEncoder(spec, device=device)
+            _LOADED[key] = getattr(st, cls)(spec, device=device)
         return _LOADED[key]
 
 
