@@ -1,4 +1,5 @@
-"""The ``ctxassembly`` command: ``assemble`` candidates from a file, run the ``demo``."""
+"""The ``ctxassembly`` command: ``assemble`` candidates from a file, run the ``demo``, and the
+evaluation commands ``eval``, ``probe``, ``dilution``, ``histogram`` (ctxassembly.eval.cli)."""
 
 from __future__ import annotations
 
@@ -13,10 +14,10 @@ from rich.table import Table
 
 from ctxassembly.assembler import Assembled, assemble
 from ctxassembly.errors import ChunkError, ConfigError
-from ctxassembly.eval.cli import app as eval_app  # light: the readers import torch on use
+from ctxassembly.eval.cli import register as register_eval  # light: the readers import torch on use
 
 app = typer.Typer(help="Context assembly for RAG: filter, de-duplicate, version, budget, order and label chunks.")
-app.add_typer(eval_app, name="eval", help="Measure context assembly on your own model and data.")
+register_eval(app)  # eval (A/B runner), probe, dilution, histogram
 app.command("calibrate")(__import__("ctxassembly.calibrate", fromlist=["command"]).command)
 console = Console(width=110)
 

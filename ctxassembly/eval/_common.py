@@ -31,7 +31,7 @@ def to_chunk_list(items: Iterable[Chunk | Mapping[str, Any]], name: str) -> list
         elif isinstance(item, Mapping):
             out.append(Chunk.from_dict(item, index=i))
         else:
-            raise ConfigError(f"{name}[{i}]: expected a Chunk or a mapping, got {type(item).__name__}")
+            raise ConfigError(f"{name} item {i}: expected a Chunk or a mapping, got {type(item).__name__}")
     return out
 
 

@@ -1,8 +1,9 @@
-"""The ``ctxassembly eval`` commands: metrics, probe, dilution, histogram.
+"""The evaluation commands: ``eval`` (the A/B runner), ``probe``, ``dilution``, ``histogram``.
 
-Mounted under ``ctxassembly eval``; also runs alone as ``python -m ctxassembly.eval.cli``.
-Without a questions file, the commands use the bundled Django demo questions; without
-``--reader``, the local SmolLM2 reader.
+:func:`register` mounts them as top-level commands of ``ctxassembly``; they also run
+alone as ``python -m ctxassembly.eval.cli``. Without a questions file, the commands use
+the bundled Django demo questions; ``probe``, ``dilution`` and ``histogram`` default to
+the local SmolLM2 reader, ``eval`` asks no reader unless ``--reader`` is given.
 """
 
 from __future__ import annotations
@@ -16,8 +17,6 @@ from typing import Annotated, Any
 import typer
 
 from ctxassembly.errors import ChunkError, ConfigError
-
-app = typer.Typer(help="Measure context assembly on your own model and data.", no_args_is_help=True)
 
 QuestionsArg = Annotated[
     Path | None, typer.Argument(help="JSONL of labelled questions (default: the bundled demo questions)")
@@ -91,29 +90,6 @@ def _run(fn: Any) -> None:
         raise typer.Exit(2) from None
 
 
-@app.command("metrics")
-def metrics_cmd(  # noqa: PLR0917 - typer reads the options from the signature
-    questions: QuestionsArg = None,
-    budget: Annotated[int, typer.Option(help="token budget of each assembled context")] = 1500,
-    order: Annotated[str, typer.Option(help="bookend | edges | relevance | reading")] = "bookend",
-    limit: LimitOpt = None,
-    json_path: JsonOpt = None,
-    engine: Annotated[
-        str, typer.Option(help="local (this process) | ray (Ray Data, extra 'ray'; same results)")
-    ] = "local",
-) -> None:
-    """Context metrics of the assembled contexts against the labels (no reader needed)."""
-
-    def go() -> None:
-        from ctxassembly.batch import evaluate_many, parse_engine
-
-        qs = _questions(questions, limit)
-        _finish(evaluate_many(qs, budget=budget, engine=parse_engine(engine), order=order), json_path, None)
-
-    _run(go)
-
-
-@app.command("probe")
 def probe_cmd(  # noqa: PLR0917 - typer reads the options from the signature
     reader: ReaderOpt = "smollm2",
     n_docs: Annotated[int, typer.Option("--n-docs", help="documents per context, the planted one included")] = 10,
@@ -153,7 +129,6 @@ def probe_cmd(  # noqa: PLR0917 - typer reads the options from the signature
     _run(go)
 
 
-@app.command("dilution")
 def dilution_cmd(  # noqa: PLR0917 - typer reads the options from the signature
     questions: QuestionsArg = None,
     reader: ReaderOpt = "smollm2",
@@ -185,7 +160,6 @@ def dilution_cmd(  # noqa: PLR0917 - typer reads the options from the signature
     _run(go)
 
 
-@app.command("histogram")
 def histogram_cmd(  # noqa: PLR0917 - typer reads the options from the signature
     questions: QuestionsArg = None,
     reader: ReaderOpt = "smollm2",
@@ -210,6 +184,116 @@ def histogram_cmd(  # noqa: PLR0917 - typer reads the options from the signature
 
     _run(go)
 
+
+def eval_cmd(  # noqa: PLR0917 - typer reads the options from the signature
+    questions: QuestionsArg = None,
+    budget: Annotated[list[int] | None, typer.Option(help="token budget (repeatable; default 1000)")] = None,
+    pipeline: Annotated[
+        list[str] | None,
+        typer.Option(help="raw | dedup | assembler | module:attr | file.py:attr, '=label' renames (repeatable; "
+                          "default: the three built-ins)"),
+    ] = None,
+    reader: Annotated[
+        str | None, typer.Option(help="ask a reader too: 'smollm2' or 'module:attr' (default: metrics only)")
+    ] = None,
+    limit: LimitOpt = None,
+    engine: Annotated[
+        str, typer.Option(help="local | ray (assembler rows on Ray Data, extra 'ray'; same results)")
+    ] = "local",
+    order: Annotated[str, typer.Option(help="order of the built-in assembler: bookend | edges | relevance | reading")]
+    = "bookend",
+    max_new_tokens: TokensOpt = 48,
+    threads: ThreadsOpt = 1,
+    csv_path: Annotated[Path | None, typer.Option("--csv", help="write the per-question rows as CSV here")] = None,
+    json_path: Annotated[Path | None, typer.Option("--json", help="write summary and rows as JSON here")] = None,
+    report: Annotated[Path | None, typer.Option("--report", help="write a Markdown report here (PNGs beside it)")]
+    = None,
+    html_path: Annotated[Path | None, typer.Option("--html", help="write a self-contained HTML report here")] = None,
+    probe_json: Annotated[Path | None, typer.Option(help="add an earlier 'probe --json' result to the report")] = None,
+    dilution_json: Annotated[Path | None, typer.Option(help="add an earlier 'dilution --json' result")] = None,
+    histogram_json: Annotated[Path | None, typer.Option(help="add an earlier 'histogram --json' result")] = None,
+    probe: Annotated[bool, typer.Option("--probe", help="also run the planted-fact probe with --reader")] = False,
+    dilution: Annotated[bool, typer.Option("--dilution", help="also run the dilution curve with --reader")] = False,
+    histogram: Annotated[bool, typer.Option("--histogram", help="also run the citation histogram")] = False,
+) -> None:
+    """A/B: pipelines x budgets over a question file, one reader and prompt for all.
+
+    Prints the summary table; without --reader only the context metrics (a few seconds).
+    """
+
+    def go() -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        from ctxassembly.eval.report import load_extras, rich_table, write_csv, write_html, write_json, write_markdown
+        from ctxassembly.eval.runner import run_ab
+
+        if (probe or dilution) and reader is None:
+            raise ConfigError("--probe and --dilution need a reader: add --reader smollm2 (or module:attr)")
+        qs = _questions(questions, limit)
+        budgets = [1000] if not budget else list(budget)
+        ask = None if reader is None else load_reader(reader, max_new_tokens=max_new_tokens, threads=threads)
+        console = Console(width=160)
+        total = len(budgets) * len(qs) * (len(pipeline) if pipeline else 3)
+        with Progress(
+            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+            console=Console(stderr=True), transient=True,
+        ) as bar:
+            task = bar.add_task("eval", total=total)
+            result = run_ab(
+                qs, budgets=budgets, pipelines=pipeline or None, reader=ask, reader_name=reader, engine=engine,
+                assemble_options={"order": order},
+                on_step=lambda name, b, q: bar.update(task, advance=1, description=f"{name} @{b} {q.qid}"),
+            )
+        console.print(rich_table(result, title=f"{len(qs)} questions" + (f", reader {reader}" if reader else "")))
+        errors = [r for r in result.rows if r.error]
+        for r in errors[:5]:
+            typer.echo(f"error in {r.pipeline} @{r.budget} on {r.qid}: {r.error}", err=True)
+        extras = _extras(load_extras(probe_json, dilution_json, histogram_json), ask, qs, budgets[0],
+                         probe=probe, dilution=dilution, histogram=histogram)
+        for path, write in ((csv_path, write_csv), (json_path, write_json)):
+            if path is not None:
+                typer.echo(f"wrote {write(result, path)}")
+        for path, write in ((report, write_markdown), (html_path, write_html)):
+            if path is not None:
+                typer.echo(f"wrote {write(result, path, extras)}")
+
+    _run(go)
+
+
+def _extras(
+    loaded: Any, reader: Any, qs: list[Any], budget: int, *, probe: bool, dilution: bool, histogram: bool
+) -> Any:
+    """``loaded`` with the instruments asked for by flag run now (they need the reader)."""
+    from dataclasses import replace
+
+    if histogram and reader is None:
+        raise ConfigError("--histogram needs a reader: add --reader smollm2 (or module:attr)")
+    if probe:
+        from ctxassembly.eval.probe import planted_fact_probe
+
+        loaded = replace(loaded, probe=planted_fact_probe(reader, n_docs=10, positions=5, trials=2, max_chars=300))
+    if dilution:
+        from ctxassembly.eval.dilution import dilution_curve
+
+        loaded = replace(loaded, dilution=dilution_curve(reader, [q for q in qs if q.answer], max_chars=400))
+    if histogram:
+        from ctxassembly.eval.histogram import citation_histogram
+
+        loaded = replace(loaded, histogram=citation_histogram(reader, qs, budget=budget))
+    return loaded
+
+
+def register(app: typer.Typer) -> None:
+    """Mount ``eval``, ``probe``, ``dilution`` and ``histogram`` on ``app`` as top-level commands."""
+    app.command("eval")(eval_cmd)
+    app.command("probe")(probe_cmd)
+    app.command("dilution")(dilution_cmd)
+    app.command("histogram")(histogram_cmd)
+
+
+app = typer.Typer(help="Measure context assembly on your own model and data.", no_args_is_help=True)
+register(app)
 
 if __name__ == "__main__":
     app()

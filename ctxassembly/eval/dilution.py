@@ -15,7 +15,7 @@ Usage::
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -92,6 +92,23 @@ class DilutionResult:
         out = asdict(self)
         out["accuracy"] = {p: {str(k): v for k, v in by.items()} for p, by in self.accuracy.items()}
         return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> DilutionResult:
+        """Read back what :meth:`to_dict` wrote (e.g. ``ctxassembly dilution --json``).
+
+        :raises ConfigError: a missing key.
+        """
+        try:
+            return cls(
+                sizes=tuple(int(k) for k in data["sizes"]),
+                placements=tuple(data["placements"]),
+                accuracy={p: {int(k): v for k, v in by.items()} for p, by in data["accuracy"].items()},
+                rows=[DilutionRow(**r) for r in data.get("rows", [])],
+                skipped=dict(data.get("skipped", {})),
+            )
+        except KeyError as e:
+            raise ConfigError(f"dilution result: missing key {e}") from None
 
     def table(self) -> str:
         rows: list[list[object]] = [["gold placed", *[f"+{k} distractors" for k in self.sizes]]]

@@ -71,6 +71,23 @@ class HistogramResult:
         out["cite_rate"], out["use_rate"], out["uncited"] = self.cite_rate, self.use_rate, self.uncited
         return out
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> HistogramResult:
+        """Read back what :meth:`to_dict` wrote (e.g. ``ctxassembly histogram --json``).
+
+        :raises ConfigError: a missing key.
+        """
+        try:
+            rows = [
+                HistogramRow(
+                    r["qid"], r["n_docs"], tuple(r["cited"]), tuple(r["answer_positions"]), r["correct"], r["response"]
+                )
+                for r in data.get("rows", [])
+            ]
+            return cls(present=list(data["present"]), cited=list(data["cited"]), used=list(data["used"]), rows=rows)
+        except KeyError as e:
+            raise ConfigError(f"histogram result: missing key {e}") from None
+
     def table(self) -> str:
         rows: list[list[object]] = [["position", "present", "cited", "cite rate", "used", "use rate"]]
         for p, n in enumerate(self.present):
@@ -91,7 +108,7 @@ def _assembled(budget: int, options: Mapping[str, Any]) -> Callable[[Question], 
     from ctxassembly.assembler import assemble
 
     def build(q: Question) -> Sequence[Chunk]:
-        return assemble(q.question, q.candidates, budget=budget, target_version=q.target_version, **options).chunks
+        return assemble(q.question, q.candidates, budget=budget, target_version=q.asked_version, **options).chunks
 
     return build
 
@@ -109,7 +126,8 @@ def citation_histogram(
     """Count, by position, the documents ``reader`` cites and answers from.
 
     :param build: the context of a question, in order (default: ``assemble`` of its
-        candidates within ``budget`` with ``assemble_options``).
+        candidates within ``budget`` with ``assemble_options``, told the version only
+        when the question names it: :attr:`Question.asked_version`).
     :param instructions: must ask for ids in a form :func:`parse_citations` reads
         (the default asks for ``[id]``).
     :raises ConfigError: no questions.

@@ -34,10 +34,11 @@ from typing import Any
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
+from ctxassembly.eval._common import to_chunk_list
 from ctxassembly.eval.questions import Question
 from ctxassembly.text import jaccard, shingles
 
-__all__ = ["ContextMetrics", "MetricsSummary", "context_metrics", "summarize", "zone"]
+__all__ = ["ContextMetrics", "MetricsSummary", "context_metrics", "summarize", "text_metrics", "zone"]
 
 _WS = re.compile(r"\s+")
 DUPLICATE_JACCARD = 0.8
@@ -65,7 +66,7 @@ class ContextMetrics:
     """The metrics of one context for one question (JSON-able with :meth:`to_dict`)."""
 
     qid: str
-    n_chunks: int
+    n_chunks: int | None
     tokens: int
     answer_kept: bool | None
     answer_share: float | None
@@ -86,26 +87,23 @@ class ContextMetrics:
 
 
 def _as_chunks(context: object) -> tuple[list[Chunk], str | None]:
-    """Chunks and, when known, the rendered text, from what a pipeline returned."""
+    """Chunks and, when known, the rendered text, from what a pipeline returned.
+
+    :raises ConfigError: a string, a mapping or a non-iterable; an item that is neither a
+        Chunk nor a mapping (named by its index).
+    """
     text = getattr(context, "text", None)
     chunks = getattr(context, "chunks", None)
     if isinstance(text, str) and isinstance(chunks, list):  # an Assembled
         return list(chunks), text
     if isinstance(context, str):
         raise ConfigError(
-            "context is a plain string: pass the chunks (or the Assembled) so per-chunk metrics can be computed"
+            "context is a plain string: pass the chunks (or the Assembled) so per-chunk metrics can be computed,"
+            " or use text_metrics for a rendered string"
         )
     if isinstance(context, Mapping) or not isinstance(context, Iterable):
         raise ConfigError(f"context must be an Assembled or a list of chunks, got {type(context).__name__}")
-    out = []
-    for i, item in enumerate(context):
-        if isinstance(item, Chunk):
-            out.append(item)
-        elif isinstance(item, Mapping):
-            out.append(Chunk.from_dict(item, index=i))
-        else:
-            raise ConfigError(f"context item {i}: expected a Chunk or a mapping, got {type(item).__name__}")
-    return out, None
+    return to_chunk_list(context, "context"), None
 
 
 def _ids(chunk: Chunk) -> set[str]:
@@ -116,27 +114,63 @@ def _ids(chunk: Chunk) -> set[str]:
     return ids
 
 
-def context_metrics(question: Question, context: object, *, tokenizer: object = None) -> ContextMetrics:
+def context_metrics(
+    question: Question, context: object, *, tokenizer: object = None, text: str | None = None
+) -> ContextMetrics:
     """Measure ``context`` (an ``Assembled`` or a list of chunks / chunk dicts, in final
     order) against ``question``.
 
-    :raises ConfigError: a context that is neither (a bare string has no chunks).
+    :param text: the context exactly as the reader sees it (e.g. the chunks rendered with
+        labels); default: the ``Assembled``'s text, else the chunk texts joined by a blank
+        line. The text metrics (answer, wrong strings, injections, tokens) read it.
+    :raises ConfigError: a context that is neither (a bare string has no chunks: see
+        :func:`text_metrics`).
     :raises ChunkError: a malformed chunk dict.
     """
+    chunks, rendered = _as_chunks(context)
+    if text is None:
+        text = rendered if rendered is not None else "\n\n".join(c.text for c in chunks)
+    return _measure(question, chunks, text, tokenizer)
+
+
+def text_metrics(question: Question, text: str, *, tokenizer: object = None) -> ContextMetrics:
+    """Measure a context known only as a string: the text metrics (answer, wrong strings,
+    injection sentences, tokens); the per-chunk ones (recall, precision, duplicates,
+    off-version, position) are ``None`` and ``n_chunks`` is ``None``.
+
+    :raises ConfigError: ``text`` not a string.
+    """
+    if not isinstance(text, str):
+        raise ConfigError(f"text must be a str, got {type(text).__name__}")
+    return _measure(question, None, text, tokenizer)
+
+
+def _measure(question: Question, chunks: list[Chunk] | None, text: str, tokenizer: object) -> ContextMetrics:
     from ctxassembly.tokens import get_counter
 
-    chunks, text = _as_chunks(context)
-    if text is None:
-        text = "\n\n".join(c.text for c in chunks)
     flat = _squash(text)
-    squashed = [_squash(c.text) for c in chunks]
-    n = len(chunks)
-
     answers = [a for a in question.answer if a.strip()]
     found = [a for a in answers if _squash(a) in flat]
-    answer_kept = (len(found) == len(answers)) if answers else None
-    answer_share = len(found) / len(answers) if answers else None
-
+    wrong = tuple(w for w in question.wrong if w.strip() and _squash(w) in flat)
+    planted = len(question.injection_sentences) or len(question.injection_ids)
+    tokens = get_counter(tokenizer)(text) if text else 0
+    base: dict[str, Any] = {
+        "qid": question.qid,
+        "tokens": tokens,
+        "answer_kept": (len(found) == len(answers)) if answers else None,
+        "answer_share": len(found) / len(answers) if answers else None,
+        "wrong_exposed": wrong,
+        "injections_planted": planted,
+    }
+    if chunks is None:
+        # planted ids cannot be seen in a string; planted sentences can
+        passed = sum(_squash(s) in flat for s in question.injection_sentences)
+        return ContextMetrics(
+            n_chunks=None, context_recall=None, context_precision=None, duplicate_share=None,
+            off_version_share=None, answer_position=None, answer_zone=None, injections_passed=passed, **base,
+        )
+    n = len(chunks)
+    squashed = [_squash(c.text) for c in chunks]
     gold = set(question.gold)
     kept_ids = [_ids(c) for c in chunks]
     if gold:
@@ -145,8 +179,6 @@ def context_metrics(question: Question, context: object, *, tokenizer: object = 
         precision = sum(bool(ids & gold) for ids in kept_ids) / n if n else None
     else:
         recall = precision = None
-
-    wrong = tuple(w for w in question.wrong if w.strip() and _squash(w) in flat)
 
     dup = 0
     seen: list[frozenset[int]] = []
@@ -162,7 +194,6 @@ def context_metrics(question: Question, context: object, *, tokenizer: object = 
 
     position = next((i for i, t in enumerate(squashed) if any(_squash(a) in t for a in answers)), None)
 
-    planted = len(question.injection_sentences) or len(question.injection_ids)
     if question.injection_sentences:
         passed = sum(_squash(s) in flat for s in question.injection_sentences)
     else:
@@ -170,20 +201,15 @@ def context_metrics(question: Question, context: object, *, tokenizer: object = 
         passed = sum(bool(ids & inj) for ids in kept_ids)
 
     return ContextMetrics(
-        qid=question.qid,
         n_chunks=n,
-        tokens=get_counter(tokenizer)(text) if text else 0,
-        answer_kept=answer_kept,
-        answer_share=answer_share,
         context_recall=recall,
         context_precision=precision,
-        wrong_exposed=wrong,
         duplicate_share=dup / n if n else None,
         off_version_share=off,
         answer_position=position,
         answer_zone=None if position is None else zone(position, n),
         injections_passed=passed,
-        injections_planted=planted,
+        **base,
     )
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from ctxassembly.errors import MissingExtraError
 
@@ -11,8 +11,9 @@ if TYPE_CHECKING:
     from ctxassembly.eval.dilution import DilutionResult
     from ctxassembly.eval.histogram import HistogramResult
     from ctxassembly.eval.probe import ProbeResult
+    from ctxassembly.eval.runner import ABResult
 
-__all__ = ["plot_dilution", "plot_histogram", "plot_probe"]
+__all__ = ["plot_budgets", "plot_dilution", "plot_histogram", "plot_probe"]
 
 
 def _pyplot() -> Any:
@@ -26,16 +27,22 @@ def _pyplot() -> Any:
     return plt
 
 
-def _save(fig: Any, path: str | Path) -> str:
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
+def _save(fig: Any, path: str | Path | BinaryIO) -> str:
+    """Write ``fig`` as a PNG to a path (parents made) or a binary file object; close it."""
     fig.tight_layout()
-    fig.savefig(out, dpi=110)
+    if isinstance(path, (str, Path)):
+        out = Path(path)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(out, dpi=110)
+        where = str(out)
+    else:
+        fig.savefig(path, dpi=110, format="png")
+        where = "<stream>"
     _pyplot().close(fig)
-    return str(out)
+    return where
 
 
-def plot_probe(result: ProbeResult, path: str | Path) -> str:
+def plot_probe(result: ProbeResult, path: str | Path | BinaryIO) -> str:
     """Accuracy by position of the planted fact."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(6, 3.6))
@@ -52,7 +59,7 @@ def plot_probe(result: ProbeResult, path: str | Path) -> str:
     return _save(fig, path)
 
 
-def plot_dilution(result: DilutionResult, path: str | Path) -> str:
+def plot_dilution(result: DilutionResult, path: str | Path | BinaryIO) -> str:
     """Accuracy against distractor count, one line per gold placement."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(6, 3.6))
@@ -66,7 +73,7 @@ def plot_dilution(result: DilutionResult, path: str | Path) -> str:
     return _save(fig, path)
 
 
-def plot_histogram(result: HistogramResult, path: str | Path) -> str:
+def plot_histogram(result: HistogramResult, path: str | Path | BinaryIO) -> str:
     """Cite and use rate by position, with how many contexts reach each position."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(max(6, 0.5 * len(result.present)), 3.6))
@@ -78,4 +85,25 @@ def plot_histogram(result: HistogramResult, path: str | Path) -> str:
            title=f"Citations by position ({len(result.rows)} questions)")
     ax.set_xticks(xs)
     ax.legend()
+    return _save(fig, path)
+
+
+def plot_budgets(result: ABResult, path: str | Path | BinaryIO) -> str:
+    """A/B metrics by budget, one line per pipeline: answer kept and wrong-version
+    exposure (and reader accuracy when the run had a reader)."""
+    plt = _pyplot()
+    panels = [("answer_kept", "answer kept"), ("wrong_exposure", "wrong exposure")]
+    if result.reader is not None:
+        panels.append(("accuracy", "reader accuracy"))
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.6), squeeze=False)
+    budgets = sorted(set(result.budgets))
+    for ax, (key, label) in zip(axes[0], panels, strict=True):
+        for name in result.pipelines:
+            pts = [(b, result.cell(name, b)[key]) for b in budgets]
+            pts = [(b, v) for b, v in pts if v is not None]
+            ax.plot([b for b, _ in pts], [v for _, v in pts], marker="o", label=name)
+        ax.set(xlabel="token budget", ylabel=label, ylim=(-0.05, 1.05), title=f"{label} by budget")
+        ax.set_xticks(budgets)
+        ax.grid(alpha=0.3)
+    axes[0][0].legend()
     return _save(fig, path)

@@ -112,6 +112,23 @@ class ProbeResult:
         out["overall"] = self.overall
         return out
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ProbeResult:
+        """Read back what :meth:`to_dict` wrote (e.g. ``ctxassembly probe --json``).
+
+        :raises ConfigError: a missing key.
+        """
+        try:
+            return cls(
+                n_docs=int(data["n_docs"]),
+                trials=int(data["trials"]),
+                placement=str(data["placement"]),
+                accuracy={int(k): float(v) for k, v in data["accuracy"].items()},
+                rows=[ProbeTrial(**r) for r in data.get("rows", [])],
+            )
+        except KeyError as e:
+            raise ConfigError(f"probe result: missing key {e}") from None
+
     def table(self) -> str:
         rows: list[list[object]] = [["position", "of", "accuracy", "trials"]]
         for p, acc in self.accuracy.items():

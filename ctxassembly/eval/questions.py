@@ -1,7 +1,8 @@
 """Labelled questions: what an evaluation knows about the right answer.
 
 The format is the one of the benchmark's ``questions.jsonl``: one JSON object a line
-with ``question`` and, all optional, ``qid``, ``target_version``, ``gold`` (ids of the
+with ``question`` and, all optional, ``qid``, ``target_version``, ``version_explicit``
+(whether the user named that version; see :attr:`Question.asked_version`), ``gold`` (ids of the
 chunks that answer it), ``answer`` (strings that must all be in the context for the
 answer to be derivable), ``wrong`` (strings that answer it for another version or
 scope), ``planted_injection_ids`` / ``injection_sentence`` and ``candidates`` (what the
@@ -34,17 +35,31 @@ def _strings(data: Mapping[str, Any], name: str, where: str) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class Question:
-    """One labelled question. Empty tuples mean "not labelled", never "none exist"."""
+    """One labelled question. Empty tuples mean "not labelled", never "none exist".
+
+    ``target_version`` is the label (the version the answer is right for);
+    ``version_explicit`` says whether the question names it. A pipeline under test is
+    told the version only when it is explicit (:attr:`asked_version`): a real application
+    knows the version only when the user names it, otherwise it must work out "current"
+    itself. A record without ``version_explicit`` counts as not explicit.
+    """
 
     question: str
     qid: str = ""
     target_version: str | None = None
+    version_explicit: bool = False
     gold: tuple[str, ...] = ()
     answer: tuple[str, ...] = ()
     wrong: tuple[str, ...] = ()
     injection_ids: tuple[str, ...] = ()
     injection_sentences: tuple[str, ...] = ()
     candidates: tuple[Mapping[str, Any], ...] = field(default=(), repr=False)
+
+    @property
+    def asked_version(self) -> str | None:
+        """The version a fair pipeline is given: ``target_version`` when the question
+        names it (``version_explicit``), else ``None``."""
+        return self.target_version if self.version_explicit else None
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], index: int | None = None) -> Question:
@@ -71,10 +86,14 @@ class Question:
         version = data.get("target_version")
         if version is not None and not isinstance(version, str):
             version = str(version)  # a JSON 5.1 arrives as a float; its string is meant
+        explicit = data.get("version_explicit", False)
+        if not isinstance(explicit, bool):
+            raise ConfigError(f"question {where}: field 'version_explicit': expected true or false, got {explicit!r}")
         return cls(
             question=text,
             qid=str(data.get("qid") if data.get("qid") is not None else (index if index is not None else "")),
             target_version=version,
+            version_explicit=explicit,
             gold=_strings(data, "gold", where),
             answer=_strings(data, "answer", where),
             wrong=_strings(data, "wrong", where),
@@ -110,7 +129,8 @@ def demo_questions(k: int = 40, items: Iterable[Sequence[Any]] | None = None) ->
     ``items`` (default: ``ctxassembly.demo.SAMPLE_QUESTIONS``) are ``(question, answer)``
     or ``(question, answer, wrong_answers)``. Each question comes with the demo
     retriever's top ``k``; its gold chunks are the candidates that contain the answer
-    string in the version the question names (the latest, 5.2, when it names none).
+    string in the version the question names (the latest, 5.2, when it names none;
+    ``version_explicit`` is true only when it names one).
     """
     import re
 
@@ -129,6 +149,7 @@ def demo_questions(k: int = 40, items: Iterable[Sequence[Any]] | None = None) ->
                 question=text,
                 qid=f"demo-{i + 1:02d}",
                 target_version=version,
+                version_explicit=m is not None,
                 gold=gold,
                 answer=(answer,),
                 wrong=wrong,

@@ -1,5 +1,6 @@
-"""The eval commands, run the way a user runs them (the SmolLM2 end-to-end run is in
-test_smollm2.py)."""
+"""The evaluation commands (``eval``, ``probe``, ``dilution``, ``histogram``, top-level
+commands of ``ctxassembly``), run the way a user runs them (the SmolLM2 end-to-end runs
+are in test_smollm2.py)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from ctxassembly.cli import app as main_app
 from ctxassembly.errors import ConfigError
 from ctxassembly.eval.cli import app, load_reader
 
@@ -19,13 +21,13 @@ pytestmark = pytest.mark.unit
 runner = CliRunner()
 
 
-@pytest.mark.parametrize("command", ["metrics", "probe", "dilution", "histogram"])
-def test_help_runs_as_a_module(command: str) -> None:
+def test_help_runs_as_a_module() -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "ctxassembly.eval.cli", command, "--help"], capture_output=True, text=True, check=False
+        [sys.executable, "-m", "ctxassembly.eval.cli", "--help"], capture_output=True, text=True, check=False
     )
     assert out.returncode == 0, out.stderr
-    assert "Usage" in out.stdout
+    for command in ("eval", "probe", "dilution", "histogram"):
+        assert command in out.stdout
 
 
 def test_core_does_not_import_eval() -> None:
@@ -40,23 +42,83 @@ def test_eval_import_stays_light() -> None:
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
-def test_metrics_on_the_demo_questions(tmp_path: Path) -> None:
-    out = tmp_path / "m.json"
-    result = runner.invoke(app, ["metrics", "--budget", "800", "--json", str(out)])
+@pytest.mark.parametrize("command", ["eval", "probe", "dilution", "histogram"])
+def test_the_commands_are_top_level(command: str) -> None:
+    result = runner.invoke(main_app, [command, "--help"])
     assert result.exit_code == 0, result.output
-    assert "context_recall" in result.output
+    assert f"ctxassembly {command}" in result.output or "Usage" in result.output
+
+
+def test_acceptance_two_budgets_on_the_bench_questions(bench_dir: Path, tmp_path: Path) -> None:
+    # the issue's acceptance command: ctxassembly eval questions.jsonl --budget 1000 --budget 500
+    path = bench_dir / "data" / "django" / "questions.jsonl"
+    out = tmp_path / "ab.json"
+    result = runner.invoke(main_app, ["eval", str(path), "--budget", "1000", "--budget", "500", "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "answer kept" in result.output
+    for name in ("raw", "dedup", "assembler"):
+        assert name in result.output
     data = json.loads(out.read_text())
-    assert data["n"] == len(data["rows"]) > 0
-    assert all(r["tokens"] <= 800 for r in data["rows"])
+    assert [(s["pipeline"], s["budget"]) for s in data["summary"]] == [
+        (p, b) for p in ("raw", "dedup", "assembler") for b in (1000, 500)
+    ]
+    assert all(s["n"] == 40 and s["errors"] == 0 for s in data["summary"])
+    assert all(r["tokens"] <= r["budget"] for r in data["rows"])
+    cell = {(s["pipeline"], s["budget"]): s for s in data["summary"]}
+    # what assembly is for: more answers kept and fewer wrong-version strings than raw top-k
+    for b in (1000, 500):
+        assert cell["assembler", b]["answer_kept"] > cell["raw", b]["answer_kept"]
+        assert cell["assembler", b]["wrong_exposure"] < cell["raw", b]["wrong_exposure"]
+        assert cell["raw", b]["accuracy"] is None
 
 
-def test_metrics_on_a_questions_file(tmp_path: Path) -> None:
+def test_eval_on_the_demo_questions_with_outputs(tmp_path: Path) -> None:
+    args = ["eval", "--budget", "800", "--pipeline", "assembler", "--pipeline", "raw=naive", "--limit", "3"]
+    outs = {"--csv": tmp_path / "r.csv", "--report": tmp_path / "r.md", "--html": tmp_path / "r.html"}
+    result = runner.invoke(main_app, [*args, *[x for kv in outs.items() for x in map(str, kv)]])
+    assert result.exit_code == 0, result.output
+    assert "naive" in result.output
+    assert len(outs["--csv"].read_text().splitlines()) == 1 + 2 * 3
+    assert "| naive | 800 | 3 |" in outs["--report"].read_text()
+    assert "data:image/png;base64," in outs["--html"].read_text()
+
+
+def test_eval_a_pipeline_from_a_file(tmp_path: Path) -> None:
+    mine = tmp_path / "mine.py"
+    mine.write_text("def top1(question, candidates, budget, target_version):\n    return candidates[:1]\n")
     path = tmp_path / "q.jsonl"
     record = {"qid": "x", "question": "What?", "answer": ["alpha"], "candidates": [{"id": "a", "text": "alpha beta"}]}
     path.write_text(json.dumps(record) + "\n")
-    result = runner.invoke(app, ["metrics", str(path)])
+    out = tmp_path / "o.json"
+    result = runner.invoke(main_app, ["eval", str(path), "--pipeline", f"{mine}:top1", "--json", str(out)])
     assert result.exit_code == 0, result.output
-    assert "answer_kept        1.0" in result.output
+    assert json.loads(out.read_text())["summary"][0]["answer_kept"] == 1.0
+
+
+def test_eval_unknown_pipeline_names_it() -> None:
+    result = runner.invoke(main_app, ["eval", "--pipeline", "nosuch", "--limit", "1"])
+    assert result.exit_code == 2
+    assert "unknown pipeline 'nosuch'" in result.output
+
+
+def test_eval_probe_flag_needs_a_reader() -> None:
+    result = runner.invoke(main_app, ["eval", "--probe", "--limit", "1"])
+    assert result.exit_code == 2
+    assert "--probe and --dilution need a reader" in result.output
+
+
+def test_eval_with_a_reader_and_earlier_results(tmp_path: Path) -> None:
+    probe_json = tmp_path / "probe.json"
+    got = runner.invoke(
+        main_app, ["probe", "--reader", "textwrap:dedent", "--n-docs", "3", "--trials", "1", "--json", str(probe_json)]
+    )
+    assert got.exit_code == 0, got.output
+    html = tmp_path / "r.html"
+    args = ["eval", "--limit", "2", "--pipeline", "raw", "--reader", "textwrap:dedent", "--histogram"]
+    result = runner.invoke(main_app, [*args, "--probe-json", str(probe_json), "--html", str(html)])
+    assert result.exit_code == 0, result.output
+    assert "correct" in result.output  # textwrap.dedent echoes the prompt: a real str -> str callable
+    assert html.read_text().count("data:image/png;base64,") == 3  # budgets, probe, histogram
 
 
 def test_a_reader_by_import_path(tmp_path: Path) -> None:
