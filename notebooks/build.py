@@ -973,8 +973,10 @@ my_probe = planted_fact_probe(my_model, my_chunks, n_docs=4, positions=[0, 3], t
 print(my_probe.table())
 """),
     md("""
-On the command line the same instruments are `ctxassembly eval metrics|probe|dilution|histogram`
-(`--reader module:attr` for your reader, `--png` for the plot); see `docs/evaluation.md`.
+On the command line the same instruments are top-level commands: `ctxassembly eval` (pipelines ×
+budgets over a question file, with or without a reader; Markdown and HTML reports), and
+`ctxassembly probe|dilution|histogram` (`--reader module:attr` for your reader, `--png` for the
+plot); see `docs/evaluation.md`.
 """),
 ]
 

@@ -9,6 +9,8 @@
 * :func:`dilution_curve`: the gold chunk alone, then with 4 and 16 distractors, placed
   first or in the middle.
 * :func:`citation_histogram`: which positions the reader cites and answers from.
+* :func:`run_ab`: several pipelines × budgets over a question file, one reader and
+  prompt for all; per-question rows and a summary (reports in :mod:`ctxassembly.eval.report`).
 
 Nothing here is imported by ``ctxassembly`` itself; torch, transformers and matplotlib
 load only when a reader or a plot needs them.
@@ -16,13 +18,16 @@ load only when a reader or a plot needs them.
 
 from ctxassembly.eval.dilution import DilutionResult, DilutionRow, dilution_curve, gold_and_distractors
 from ctxassembly.eval.histogram import HistogramResult, HistogramRow, citation_histogram
-from ctxassembly.eval.metrics import ContextMetrics, MetricsSummary, context_metrics, summarize, zone
+from ctxassembly.eval.metrics import ContextMetrics, MetricsSummary, context_metrics, summarize, text_metrics, zone
 from ctxassembly.eval.probe import PlantedFact, ProbeResult, ProbeTrial, make_fact, planted_fact_probe, spread
 from ctxassembly.eval.questions import Question, demo_questions, load_questions
 from ctxassembly.eval.readers import Reader, SmolLM2Reader, as_reader, smollm2_gguf
+from ctxassembly.eval.runner import ABResult, ABRow, run_ab
 from ctxassembly.eval.scoring import contains_answer, normalize_answer, parse_citations
 
 __all__ = [
+    "ABResult",
+    "ABRow",
     "ContextMetrics",
     "DilutionResult",
     "DilutionRow",
@@ -47,8 +52,10 @@ __all__ = [
     "normalize_answer",
     "parse_citations",
     "planted_fact_probe",
+    "run_ab",
     "smollm2_gguf",
     "spread",
     "summarize",
+    "text_metrics",
     "zone",
 ]

@@ -254,9 +254,10 @@ def eval_cmd(  # noqa: PLR0917 - typer reads the options from the signature
         for path, write in ((csv_path, write_csv), (json_path, write_json)):
             if path is not None:
                 typer.echo(f"wrote {write(result, path)}")
+        title = f"Evaluation report: {questions.name if questions is not None else 'demo questions'}"
         for path, write in ((report, write_markdown), (html_path, write_html)):
             if path is not None:
-                typer.echo(f"wrote {write(result, path, extras)}")
+                typer.echo(f"wrote {write(result, path, extras, title=title)}")
 
     _run(go)
 
