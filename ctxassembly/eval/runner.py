@@ -39,7 +39,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
@@ -54,7 +54,7 @@ __all__ = ["BUILTIN", "ABResult", "ABRow", "Pipeline", "dedup_only", "load_pipel
 
 Pipeline = Callable[[str, list[dict[str, Any]], int, "str | None"], Any]
 
-FMT = "xml"
+FMT: Literal["xml"] = "xml"  # one layout for every pipeline and the reader
 _RENDER = Renderer(FMT)
 
 
@@ -115,8 +115,8 @@ def load_pipeline(spec: str) -> tuple[str, Pipeline]:
     if "=" in spec:
         spec, label = spec.rsplit("=", 1)
     if spec in BUILTIN:
-        fn: Any = {"raw": raw_topk, "dedup": dedup_only}.get(spec) or _assembler({})
-        return label or spec, fn
+        fn: Any = raw_topk if spec == "raw" else dedup_only if spec == "dedup" else _assembler({})
+        return label if label is not None else spec, fn
     target, sep, attr = spec.rpartition(":")
     if not sep or not target or not attr:
         raise ConfigError(
@@ -131,6 +131,7 @@ def load_pipeline(spec: str) -> tuple[str, Pipeline]:
             if mod_spec is None or mod_spec.loader is None or not path.is_file():
                 raise ImportError(f"no Python file at {str(path)!r}")
             module = importlib.util.module_from_spec(mod_spec)
+            sys.modules[mod_spec.name] = module  # dataclasses and pickling look the module up by name
             mod_spec.loader.exec_module(module)
         else:
             module = importlib.import_module(target)
@@ -140,7 +141,7 @@ def load_pipeline(spec: str) -> tuple[str, Pipeline]:
     obj = obj() if call else obj
     if not callable(obj):
         raise ConfigError(f"pipeline {spec!r}: {type(obj).__name__} is not callable")
-    return label or name, obj
+    return label if label is not None else name, obj
 
 
 @dataclass(frozen=True)
@@ -270,15 +271,13 @@ class ABResult:
         return table(summary_rows(self))
 
 
-def _fair_call(
-    fn: Pipeline, q: Question, budget: int
-) -> tuple[object, float, str | None]:
+def _fair_call(fn: Pipeline, q: Question, budget: int) -> tuple[object, float, str | None]:
     """Call ``fn`` the fair way; a crash is a recorded failure of that question."""
     candidates = copy.deepcopy([dict(c) for c in q.candidates])  # the pipeline may not touch ours
     t0 = time.perf_counter()
     try:
         out, err = fn(q.question, candidates, budget, q.asked_version), None
-    except Exception as e:
+    except Exception as e:  # any crash of the code under test is that question's recorded failure, as in score.py
         out, err = [], f"{type(e).__name__}: {e}"
     return out, (time.perf_counter() - t0) * 1000, err
 

@@ -44,6 +44,16 @@ def test_list_form_of_planted_injection() -> None:
     assert q.injection_ids == ("x#1",)
 
 
+@pytest.mark.parametrize(("explicit", "asked"), [(True, "5.1"), (False, None), (None, None)])
+def test_the_version_is_asked_only_when_the_question_names_it(explicit: bool | None, asked: str | None) -> None:
+    record = {"question": "q", "target_version": "5.1"}
+    if explicit is not None:
+        record["version_explicit"] = explicit
+    q = Question.from_dict(record)
+    assert q.target_version == "5.1"  # the label stays, for the off-version metric
+    assert q.asked_version == asked
+
+
 def test_caller_record_is_not_mutated() -> None:
     record = json.loads(json.dumps(RECORD))
     Question.from_dict(record)
@@ -56,6 +66,7 @@ def test_caller_record_is_not_mutated() -> None:
         ({"qid": "a"}, "question 'a': field 'question': expected a non-empty string"),
         ({"question": "q", "answer": [1]}, "question at index 0: field 'answer': expected a list of strings"),
         ({"question": "q", "candidates": ["x"]}, "field 'candidates': expected a list of chunk mappings"),
+        ({"question": "q", "version_explicit": "yes"}, "field 'version_explicit': expected true or false, got 'yes'"),
     ],
 )
 def test_bad_records(record: dict[str, object], match: str) -> None:
@@ -80,4 +91,5 @@ def test_demo_questions_have_gold_in_the_right_version() -> None:
             c = next(c for c in q.candidates if c["id"] == gid)
             assert c["version"] == q.target_version
             assert q.answer[0] in c["text"]
+        assert q.version_explicit == (f"Django {q.target_version}" in q.question)
     assert any(q.gold for q in qs)

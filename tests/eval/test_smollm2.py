@@ -80,3 +80,25 @@ def test_cli_probe_end_to_end_on_the_demo_corpus(
     data = json.loads(out.read_text())
     assert set(data["accuracy"]) == {"0", "1", "2"}
     assert len(data["rows"]) == 3
+
+
+def test_cli_eval_with_the_real_reader(
+    smollm2: SmolLM2Reader, smollm2_cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the A/B runner end to end: one demo question, the assembler at 300 tokens, SmolLM2 answers
+    monkeypatch.setenv("CTXASSEMBLY_SMOLLM2_CACHE", str(smollm2_cache))
+    out = tmp_path / "ab.json"
+    args = ["eval", "--limit", "1", "--pipeline", "assembler", "--budget", "300", "--reader", "smollm2",
+            "--max-new-tokens", "24", "--json", str(out)]
+    t0 = time.perf_counter()
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert "correct" in result.output
+    data = json.loads(out.read_text())
+    (row,) = data["rows"]
+    assert isinstance(row["answer"], str)
+    assert row["answer"].strip()
+    assert isinstance(row["correct"], bool)
+    assert row["reader_ms"] > 0
+    assert data["summary"][0]["accuracy"] in (0.0, 1.0)
+    assert time.perf_counter() - t0 < 60
