@@ -18,6 +18,7 @@ from ctxassembly.stages.base import Context, Stage
 from ctxassembly.stages.dedup import Dedup
 from ctxassembly.stages.excerpt import Excerpt
 from ctxassembly.stages.extract import Extract
+from ctxassembly.stages.horizon import WIDEN, Horizon
 from ctxassembly.stages.merge import Merge
 from ctxassembly.stages.relevance import NonePolicy, Relevance
 from ctxassembly.stages.rerank import Rerank
@@ -72,8 +73,9 @@ def to_chunks(items: Iterable[Chunk | Mapping[str, Any]]) -> list[Chunk]:
 
 
 class Assembler:
-    """The default pipeline: admit, version, safety, relevance, dedup, merge, excerpt,
-    select, arrange; then render. Pass ``stages=[...]`` to run your own list instead.
+    """The default pipeline: admit, version, relevance, horizon, safety, dedup, merge,
+    excerpt, select, arrange; then render. Pass ``stages=[...]`` to run your own list
+    instead (a :class:`~ctxassembly.stages.horizon.Horizon` in it works the same way).
 
     Options (each also accepted by :func:`assemble`):
 
@@ -87,6 +89,14 @@ class Assembler:
     :param version_policy: ``drop`` (default) or ``label`` other-version chunks.
     :param subject_versions: treat release notes of another version as other-version.
     :param min_score, weights, rrf_k, none_score, top_k: see :class:`Relevance`.
+    :param horizon: a cascade for long candidate lists: after the relevance ranking only
+        the best chunks holding about ``horizon`` x ``budget`` tokens (estimated from
+        their length; never fewer than 50 chunks) go on to the costly stages (injection
+        scan, rerank, dedup, merge, compression, select); the rest get the fate
+        ``beyond_horizon`` with their rank. If the head loses so much to duplicates or
+        injections that the budget is left unspent, the horizon doubles and the stages
+        after it run again. Default 8; ``None`` sends every candidate through every stage.
+        Forty candidates always fit inside it, so short lists are unaffected.
     :param near_threshold: shingle Jaccard for near duplicates (``None``: exact only).
     :param safety: ``remove`` (default), ``drop`` or ``flag`` injection-like text.
     :param merge_gap: characters between chunks that still merge (``None``: no merge).
@@ -131,6 +141,7 @@ class Assembler:
         rrf_k: float = 60.0,
         none_score: NonePolicy = "rank",
         top_k: int | None = None,
+        horizon: float | None = 8.0,
         near_threshold: float | None = 0.8,
         safety: SafetyPolicy = "remove",
         merge_gap: int | None = 0,
@@ -155,8 +166,12 @@ class Assembler:
         pipeline: list[Stage | None] = [
             Admit(principals, acl_field=acl_field, permit=permit, enforce_acl=enforce_acl, scope=scope),
             VersionFilter(version_policy, subject_versions=subject_versions),
-            Safety(safety),
+            # relevance ranks before the injection scan so that the scan (and every stage
+            # that costs per chunk) runs on the head alone; Safety moves a chunk it had to
+            # clean behind the clean ones, so stuffed words cannot lift it (see Safety)
             Relevance(min_score=min_score, weights=weights, k=rrf_k, none_score=none_score, top_k=top_k),
+            Horizon(horizon) if horizon is not None else None,
+            Safety(safety),
             Rerank(reranker, fuse=rerank_fuse) if reranker is not None else None,
             Dedup(threshold=near_threshold),
             SemanticDedup(embedder, threshold=semantic_threshold) if embedder is not None else None,
@@ -218,19 +233,32 @@ class Assembler:
             target_version=target_version,
             principals=None if principals is None else frozenset(principals),
         )
-        current = items
-        for stage in self.stages:
-            t0 = time.perf_counter()
-            n_in = len(current)
-            current = stage.run(current, ctx)
-            report.timings_ms[stage.name] = (time.perf_counter() - t0) * 1000
-            report.stage_counts[stage.name] = {"in": n_in, "out": len(current)}
+        current = self._stages(items, ctx)
         final, text = self._fit(current, ctx)
         report.finish(final, len(items))
         report.tokens_after = self.count_tokens(text) if final else 0
         top = [i for i, c in enumerate(final) if c.meta.get("relevance_rank") == 0]
         report.top_ranked_position = top[0] if top else None
         return Assembled(chunks=final, text=text, report=report, question=question)
+
+    def _stages(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
+        """Run the stages; from a horizon on, again over a doubled head while it starves
+        the selection (the report and state of the starved pass are rolled back)."""
+        at = next((i for i, s in enumerate(self.stages) if isinstance(s, Horizon)), len(self.stages))
+        current = _run(self.stages[:at], chunks, ctx)
+        if at == len(self.stages):
+            return current
+        horizon: Horizon = self.stages[at]  # type: ignore[assignment]
+        ctx.state["horizon_total"] = len(current)
+        mark, state = ctx.report._mark(), dict(ctx.state)
+        while True:
+            out = _run(self.stages[at:], current, ctx)
+            if not horizon.starved(ctx):
+                return out
+            widened = ctx.state.get(WIDEN, 0) + 1
+            ctx.report._rollback(mark)
+            ctx.state.clear()
+            ctx.state.update(state, **{WIDEN: widened})
 
     def _fit(self, chunks: list[Chunk], ctx: Context) -> tuple[list[Chunk], str]:
         """Render, and guarantee the budget on the real rendered text (BPE merges across
@@ -263,12 +291,25 @@ class Assembler:
         return self.run(question, chunks, budget=budget, target_version=target_version, principals=principals)
 
 
+def _run(stages: Sequence[Stage], chunks: list[Chunk], ctx: Context) -> list[Chunk]:
+    report = ctx.report
+    for stage in stages:
+        t0 = time.perf_counter()
+        n_in = len(chunks)
+        chunks = stage.run(chunks, ctx)
+        # a stage run again after the horizon widens adds its time; counts are the last pass's
+        report.timings_ms[stage.name] = report.timings_ms.get(stage.name, 0.0) + (time.perf_counter() - t0) * 1000
+        report.stage_counts[stage.name] = {"in": n_in, "out": len(chunks)}
+    return chunks
+
+
 def _note_id_conflicts(items: list[Chunk], report: Report) -> None:
     seen: dict[str, str] = {}
     for c in items:
         prev = seen.setdefault(c.id, c.text)
         if prev != c.text:
-            report.note("input", "id_conflict", id=c.id, index=c.index, why="same id, different text; both kept as separate candidates")
+            why = "same id, different text; both kept as separate candidates"
+            report.note("input", "id_conflict", id=c.id, index=c.index, why=why)
 
 
 _ASSEMBLERS: dict[tuple[tuple[str, Any], ...], Assembler] = {}

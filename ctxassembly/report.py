@@ -83,6 +83,18 @@ class Report:
             )
         self._fates[decision.index] = decision
 
+    def _mark(self) -> tuple[frozenset[int], int]:
+        """A point to return to: the fates and notes recorded so far."""
+        return frozenset(self._fates), len(self.notes)
+
+    def _rollback(self, mark: tuple[frozenset[int], int]) -> None:
+        """Forget the fates and notes recorded since ``mark`` (the assembler widens the
+        horizon and runs the stages after it again)."""
+        fates, notes = mark
+        for index in [i for i in self._fates if i not in fates]:
+            del self._fates[index]
+        del self.notes[notes:]
+
     def finish(self, final: Sequence[Chunk], n_inputs: int) -> None:
         for position, chunk in enumerate(final):
             self._set(Decision(_index(chunk), chunk.id, "arrange", KEPT, {}, position))

@@ -7,6 +7,12 @@ surrounding tag is found after undoing common obfuscation (NFKC, zero-width char
 homoglyphs). Policy ``remove`` (default) cuts the offending sentences verbatim and
 records them; ``drop`` removes the whole chunk; ``flag`` keeps it with
 ``meta["flags"]``.
+
+A chunk that carried such a sentence is suspect: whatever survives of it moves behind
+every clean chunk (in their incoming order). The default pipeline scans only the head
+of the relevance ranking (see :class:`~ctxassembly.stages.horizon.Horizon`), so the
+ranking has seen the raw text; without the demotion, words stuffed into an injected
+sentence could lift its chunk to the top.
 """
 
 from __future__ import annotations
@@ -180,7 +186,7 @@ class Safety:
         self.policy = policy
 
     def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
-        out = []
+        out, suspect = [], []
         for c in chunks:
             spans = find_injections(c.text)
             if not spans:
@@ -191,7 +197,7 @@ class Safety:
                 ctx.report.drop(c, self.name, "injection", found=found)
                 continue
             if self.policy == "flag":
-                out.append(c.with_meta(flags=tuple(f["rule"] for f in found)))
+                suspect.append(c.with_meta(flags=tuple(f["rule"] for f in found)))
                 ctx.report.note(self.name, "flagged", id=c.id, index=c.index, found=found)
                 continue
             pieces, last = [], 0
@@ -204,8 +210,8 @@ class Safety:
             if not text.strip():
                 ctx.report.drop(c, self.name, "injection", found=found)
                 continue
-            out.append(_replace_text(c, text, injection_removed=len(spans)))
-        return out
+            suspect.append(_replace_text(c, text, injection_removed=len(spans)))
+        return out + suspect
 
 
 def _replace_text(c: Chunk, text: str, **meta: object) -> Chunk:

@@ -57,7 +57,7 @@ class Select:
     def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
         available = ctx.budget - self.reserve - ctx.state.get("layout_tokens", 0)
         per_doc: Counter[str] = Counter()
-        out, used = [], 0
+        out, used, overflow = [], 0, 0
         for c in chunks:
             doc = c.doc_id or c.id
             if self.max_per_doc is not None and per_doc[doc] >= self.max_per_doc:
@@ -73,11 +73,13 @@ class Select:
                 cost = None if cost is None else cost + frame
             if cost is None or cost > remaining:
                 ctx.report.drop(c, self.name, "over_budget", tokens=cost, remaining=max(remaining, 0))
+                overflow += 1
                 continue
             used += cost
             per_doc[doc] += 1
             out.append(c)
-        ctx.state["selected_tokens"] = used
+        # what the horizon reads to tell a full selection from a starved one
+        ctx.state.update(selected_tokens=used, select_available=available, select_overflow=overflow)
         return out
 
 
