@@ -233,7 +233,7 @@ def eval_cmd(  # noqa: PLR0917 - typer reads the options from the signature
         qs = _questions(questions, limit)
         budgets = [1000] if not budget else list(budget)
         ask = None if reader is None else load_reader(reader, max_new_tokens=max_new_tokens, threads=threads)
-        console = Console(width=160)
+        console = Console(width=180)  # every column on one line, in a terminal or a pipe
         total = len(budgets) * len(qs) * (len(pipeline) if pipeline else 3)
         with Progress(
             TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
