@@ -48,6 +48,9 @@ def parse_engine(value: object) -> Engine:
 def _item(obj: object, i: int) -> Item:
     """``(question, candidates, target_version)`` from a mapping or a labelled Question.
 
+    A labelled record with ``version_explicit`` false passes no version: a fair call tells
+    the pipeline the version only when the user named it (see ../shared/bench/README.md).
+
     :raises ConfigError: no question string or no candidate list, naming the item.
     """
     if isinstance(obj, Mapping):
@@ -59,6 +62,8 @@ def _item(obj: object, i: int) -> Item:
     else:
         raise ConfigError(f"item {i}: expected a mapping or a Question, got {type(obj).__name__}")
     question, candidates, version = get("question"), get("candidates"), get("target_version")
+    if get("version_explicit", True) is False:
+        version = None
     if not isinstance(question, str):
         raise ConfigError(f"item {i}: field 'question': expected a string, got {question!r}")
     if isinstance(candidates, (str, bytes, Mapping)) or not isinstance(candidates, Iterable):

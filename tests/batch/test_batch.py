@@ -25,7 +25,7 @@ def fingerprint(a: Assembled) -> tuple[Any, ...]:
 
 
 def items(questions: list[Question]) -> list[dict[str, Any]]:
-    return [{"question": q.question, "candidates": q.candidates, "target_version": q.target_version} for q in questions]
+    return [{"question": q.question, "candidates": q.candidates, "target_version": q.asked_version} for q in questions]
 
 
 # ------------------------------------------------------------------ unit: no Ray needed
@@ -66,6 +66,24 @@ def test_bad_item_is_named(item: object, message: str) -> None:
 
 
 @pytest.mark.unit
+def test_version_reaches_the_pipeline_only_when_the_question_names_it() -> None:
+    """A fair call: a labelled record whose version is not explicit passes no version."""
+    cands = [
+        {"id": "old", "text": "The limit is 100.", "version": "4.2"},
+        {"id": "new", "text": "The limit is 200.", "version": "5.2"},
+    ]
+    told = {"question": "limit?", "candidates": cands, "target_version": "4.2", "version_explicit": True}
+    untold = {**told, "version_explicit": False}
+    plain = {"question": "limit?", "candidates": cands, "target_version": "4.2"}  # a user's own item
+    got = assemble_many([told, untold, plain], budget=200)
+    assert [c.id for c in got[0].chunks] == ["old"]
+    assert got[0].report.target_version == got[2].report.target_version == "4.2"
+    assert [c.id for c in got[1].chunks] == ["new"]  # not told: the pipeline picks the current version
+    q = Question(question="limit?", candidates=cands, target_version="4.2", version_explicit=False)
+    assert [c.id for c in assemble_many([q], budget=200)[0].chunks] == ["new"]
+
+
+@pytest.mark.unit
 def test_bad_chunk_fails_before_ray_starts() -> None:
     bad = [{"question": "q", "candidates": [{"id": "a", "text": "fine"}, {"id": "b"}]}]
     with pytest.raises(ChunkError, match=r"chunk 'b': field 'text': missing"):
@@ -85,7 +103,7 @@ def test_ray_missing_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_local_engine_equals_one_call_at_a_time(dev_questions: list[Question]) -> None:
     qs = dev_questions[:8]
     got = assemble_many(qs, budget=800)
-    want = [assemble(q.question, q.candidates, budget=800, target_version=q.target_version) for q in qs]
+    want = [assemble(q.question, q.candidates, budget=800, target_version=q.asked_version) for q in qs]
     assert [fingerprint(a) for a in got] == [fingerprint(a) for a in want]
     assert assemble_many([], budget=800, engine="ray") == []  # nothing to ship: Ray is not started
 
@@ -95,7 +113,7 @@ def test_options_reach_every_item(dev_questions: list[Question]) -> None:
     got = assemble_many(dev_questions[:3], budget=800, order="relevance", format="plain")
     for q, a in zip(dev_questions[:3], got, strict=True):
         want = assemble(
-            q.question, q.candidates, budget=800, target_version=q.target_version, order="relevance", format="plain"
+            q.question, q.candidates, budget=800, target_version=q.asked_version, order="relevance", format="plain"
         )
         assert fingerprint(a) == fingerprint(want)
         assert not a.text.startswith("<")
