@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from ctxassembly.chunk import Chunk
@@ -62,7 +62,7 @@ def to_chunks(items: Iterable[Chunk | Mapping[str, Any]]) -> list[Chunk]:
         if isinstance(item, Chunk):
             if not isinstance(item.text, str):
                 raise ChunkError(f"expected str, got {type(item.text).__name__}", field="text", chunk=repr(item.id))
-            out.append(replace(item, index=i))
+            out.append(item.evolve(index=i))
         elif isinstance(item, Mapping):
             out.append(Chunk.from_dict(item, index=i))
         else:

@@ -37,7 +37,12 @@ def normalize(text: str) -> str:
 
 
 def words(text: str) -> list[str]:
-    return _WORD.findall(text.casefold())
+    """The case-folded ``\\w+`` runs of ``text`` (ASCII text without the regex: non-word
+    bytes become spaces and a C-level split does the rest, with the same result)."""
+    folded = text.casefold()
+    if folded.isascii():
+        return folded.encode("ascii").translate(_ASCII_NON_WORD).decode("ascii").split()
+    return _WORD.findall(folded)
 
 
 @lru_cache(maxsize=16384)
@@ -153,10 +158,10 @@ class Lexical:
     Inverse document frequencies come from the texts being scored, which is what makes
     a term that every candidate shares (the product name) weigh nothing.
 
-    Only the query's terms are looked up: each text is split once into its words (for
-    ASCII text by a byte translation and a C-level split, exact and several times
-    faster than the ``\\w+`` regex) and a term is counted only in texts that contain it
-    as a substring at all.
+    Only the query's terms are looked up, and only in texts that contain one of them as
+    a substring at all (the others need just their length, see :func:`word_count`).
+    ASCII text is split into words with a byte translation and a C-level split (exactly
+    the ``\\w+`` words, several times faster than the regex); other text by the regex.
     """
 
     def __init__(self, texts: Sequence[str], *, k1: float = 1.2, b: float = 0.75) -> None:
@@ -168,18 +173,23 @@ class Lexical:
         if not n:
             return []
         terms = list(dict.fromkeys(query_terms(query)))
-        ascii_terms = [t.encode("ascii") if t.isascii() else None for t in terms]
+        as_bytes = [t.encode("utf-8") for t in terms]  # a non-ASCII term is never found in ASCII text
         lengths, counts = [], []
         for text in self.texts:
             folded = text.casefold()
             found = [i for i, t in enumerate(terms) if t in folded]
             if text.isascii():
-                ws: list[bytes] | list[str] = folded.encode("ascii").translate(_ASCII_NON_WORD).split()
-                counts.append({i: ws.count(ascii_terms[i]) for i in found if ascii_terms[i] is not None})  # type: ignore[arg-type]
+                if found:
+                    ws = folded.encode("ascii").translate(_ASCII_NON_WORD).split()
+                    lengths.append(len(ws))
+                    counts.append({i: ws.count(as_bytes[i]) for i in found})
+                else:
+                    lengths.append(word_count(text))
+                    counts.append({})
             else:
-                ws = _WORD.findall(folded)
-                counts.append({i: ws.count(terms[i]) for i in found})  # type: ignore[arg-type]
-            lengths.append(len(ws))
+                words_ = _WORD.findall(folded)
+                lengths.append(len(words_))
+                counts.append({i: words_.count(terms[i]) for i in found})
         avg = (sum(lengths) / n) or 1.0
         weights = []
         for i in range(len(terms)):
@@ -201,8 +211,16 @@ class Lexical:
 _ASCII_NON_WORD = bytes(c if c < 128 and (chr(c).isalnum() or chr(c) == "_") else 32 for c in range(256))
 
 
+# bytes table: ASCII word characters become "a", everything else a space
+_ASCII_WORD_A = bytes(97 if c < 128 and (chr(c).isalnum() or chr(c) == "_") else 32 for c in range(256))
+
+
 def word_count(text: str) -> int:
-    """Words (``\\w+`` runs) of ``text``, counted as :class:`Lexical` counts them."""
+    """Words (``\\w+`` runs) of ``text``, counted as :class:`Lexical` counts them.
+
+    ASCII text (the common case) becomes runs of "a" between spaces; each word then
+    starts exactly one " a", which ``bytes.count`` finds at C speed.
+    """
     if text.isascii():
-        return len(text.encode("ascii").translate(_ASCII_NON_WORD).split())
+        return (b" " + text.encode("ascii").translate(_ASCII_WORD_A)).count(b" a")
     return len(_WORD.findall(text))

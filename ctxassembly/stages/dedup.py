@@ -68,10 +68,11 @@ class Dedup:
             key = normalize(c.text)
             first = by_text.get(key)
             if first is not None:
+                loser = c
                 if _standing(c) < _standing(kept[first]):  # the current copy replaces a labelled one
-                    c, kept[first] = kept[first], c
-                ctx.report.drop(c, self.name, "duplicate", duplicate_of=kept[first].id, kind="exact")
-                dup_ids[first].append(c.id)
+                    loser, kept[first] = kept[first], c
+                ctx.report.drop(loser, self.name, "duplicate", duplicate_of=kept[first].id, kind="exact")
+                dup_ids[first].append(loser.id)
                 continue
             by_text[key] = len(kept)
             dup_ids[len(kept)] = []
@@ -113,9 +114,9 @@ class Dedup:
         dict of band -> first index per band, which costs a few dictionary operations per
         chunk instead of an index insert and query."""
         n = len(sh)
-        if n < self.lsh_from:
-            return [(i, j) for i in range(n) for j in range(i + 1, n)]
         assert self.threshold is not None  # _pairs runs only with near dedup on
+        if n < self.lsh_from:
+            return _size_compatible(sh, self.threshold)
         bands, rows = _lsh_params(self.threshold, self.num_perm)
         buckets: dict[tuple[int, bytes], list[int]] = {}
         pairs: set[tuple[int, int]] = set()
@@ -126,6 +127,24 @@ class Dedup:
                 pairs.update((j, i) for j in members)
                 members.append(i)
         return sorted(pairs)
+
+
+def _size_compatible(sh: list[frozenset[int]], threshold: float) -> list[tuple[int, int]]:
+    """All pairs (i < j, sorted) whose sizes allow a Jaccard of ``threshold``: |a & b| <=
+    |small| and |a | b| >= |large|, so a pair with small < threshold x large cannot be
+    near duplicates (exactly the test :func:`jaccard` starts with). Walking the sets by size
+    stops at the first too-large partner, instead of calling jaccard on every pair."""
+    sizes = [len(s) for s in sh]
+    order = sorted(range(len(sh)), key=sizes.__getitem__)
+    pairs = []
+    for at, i in enumerate(order):
+        small = sizes[i]
+        for j in order[at + 1 :]:
+            if small < threshold * sizes[j]:
+                break
+            pairs.append((i, j) if i < j else (j, i))
+    pairs.sort()
+    return pairs
 
 
 @lru_cache(maxsize=16)

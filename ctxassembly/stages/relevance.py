@@ -15,7 +15,6 @@ them; ``"drop"`` removes them (reason ``missing_score``); ``"error"`` raises.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Literal
 
 from ctxassembly.chunk import Chunk
@@ -114,7 +113,7 @@ class Relevance:
             meta: dict[str, object] = {"relevance_rank": pos}
             if "retriever_score" not in c.meta:
                 meta["retriever_score"] = c.score
-            out.append(replace(c, score=round(fused[i], 6), meta=c.meta.updated(**meta)))
+            out.append(c.evolve(score=round(fused[i], 6), meta=c.meta.updated(**meta)))
         return out
 
     @staticmethod

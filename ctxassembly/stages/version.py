@@ -76,9 +76,16 @@ def subject_version(chunk: Chunk) -> str | None:
     return _subject(chunk.title or "", (chunk.section or "").split(" > ")[0])
 
 
+# Each subject pattern needs one of these words; most headings have none of them.
+_SUBJECT_WORDS = ("release notes", "changelog", "new", "upgrade notes")
+
+
 @lru_cache(maxsize=8192)
 def _subject(title: str, top_section: str) -> str | None:
     heading = f"{title} > {top_section}" if top_section else title
+    folded = heading.casefold()
+    if not any(w in folded for w in _SUBJECT_WORDS):
+        return None
     for pattern in (_SUBJECT, _SUBJECT_AFTER):
         m = pattern.search(heading)
         if m:
@@ -141,25 +148,30 @@ class VersionFilter:
         named = set(versions_in(ctx.question))
         if target is not None:
             ctx.target_version = target
+        keys: dict[str, tuple[object, ...]] = {v: _key_cmp(v) for v in present}  # once per distinct version
         latest: dict[str | None, str] = {}  # family -> its newest version
         if target is None:
             how = "current"
             for c in chunks:
                 if c.version:
-                    fam = family(c)
-                    if fam not in latest or _key_cmp(c.version) > _key_cmp(latest[fam]):
+                    fam = c.doc_id  # family(c)
+                    if fam not in latest or keys[c.version] > keys[latest[fam]]:
                         latest[fam] = c.version
         ctx.report.note(self.name, "target", version=target, how=how, present=present)
         ctx.report.target_version = target if target is not None else (present[-1] if present else None)
 
         fates: list[tuple[Chunk, str, dict[str, str]]] = []  # (chunk, status, detail)
+        match: dict[tuple[str, str], bool] = {}
         for c in chunks:
             if not c.version:
                 fates.append((c, "unversioned", {}))
                 continue
-            want = target if target is not None else latest[family(c)]
-            if not matches(c.version, want):
-                status = "superseded" if _key_cmp(c.version) < _key_cmp(want) else "other_version"
+            want = target if target is not None else latest[c.doc_id]
+            same = match.get((c.version, want))
+            if same is None:
+                same = match[c.version, want] = matches(c.version, want)
+            if not same:
+                status = "superseded" if keys[c.version] < _key_cmp(want) else "other_version"
                 fates.append((c, status, {"version": c.version, "target": want}))
                 continue
             subject = subject_version(c) if self.subject_versions else None
