@@ -40,6 +40,7 @@ __all__ = [
     "load_cross_encoder",
     "load_sentence_transformer",
     "model_kind",
+    "plan_batches",
     "require",
 ]
 
@@ -172,6 +173,47 @@ def text_key(text: str) -> bytes:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
+def _token_lengths(model: Any, texts: list[str]) -> list[int]:
+    """Tokens each text fills in the model's input (its tokenizer, truncated as the model
+    truncates); characters / 4 when the model has no usable tokenizer."""
+    limit = getattr(model, "max_seq_length", None) or 512
+    tokenizer = getattr(model, "tokenizer", None)
+    if callable(tokenizer):
+        try:
+            ids = tokenizer(texts, add_special_tokens=True, truncation=True, max_length=limit)["input_ids"]
+            return [len(x) for x in ids]
+        except (TypeError, KeyError, ValueError):  # a tokenizer without this call signature
+            pass
+    return [min(limit, 2 + len(t) // 4) for t in texts]
+
+
+def plan_batches(lengths: Sequence[int], *, max_batch: int = 64, pass_cost: int = 64) -> list[list[int]]:
+    """Group texts into forward passes at the least cost: padded tokens plus ``pass_cost`` per pass.
+
+    A pass pads every text to its longest, so one pass over a 200-token unit and forty
+    20-token sentences computes 8,200 token positions for 1,000 real ones. The texts are
+    sorted by length and cut into runs by dynamic programming (exact for this cost).
+
+    :returns: lists of indices into ``lengths``, each at most ``max_batch`` long.
+    """
+    order = sorted(range(len(lengths)), key=lambda i: (lengths[i], i))
+    n = len(order)
+    best = [0.0] + [float("inf")] * n
+    cut = [0] * (n + 1)
+    for j in range(1, n + 1):
+        longest = lengths[order[j - 1]]  # sorted ascending: the last text of a run is its longest
+        for i in range(max(0, j - max_batch), j):
+            cost = best[i] + pass_cost + (j - i) * longest
+            if cost < best[j]:
+                best[j], cut[j] = cost, i
+    runs = []
+    j = n
+    while j > 0:
+        runs.append(order[cut[j] : j])
+        j = cut[j]
+    return runs[::-1]
+
+
 class Embedder:
     """Unit-length embeddings of texts, each text embedded at most once while cached.
 
@@ -179,14 +221,23 @@ class Embedder:
         callable ``texts -> array (n, d)`` (any embedding function; vectors are normalised
         here).
     :param cache_size: how many texts' vectors are kept (least recently used go first).
-    :param batch_size: texts per forward pass.
+    :param batch_size: at most this many texts per forward pass.
+    :param pass_cost: the fixed cost of one forward pass, in padded tokens: texts are
+        grouped into passes by length (:func:`plan_batches`) so that padding is not paid
+        for, and short texts do not wait for a long one, unless a separate pass costs more.
     :raises MissingExtraError: a path or name was given and sentence-transformers is missing.
     :raises ConfigError: ``model`` is none of the above, or a bad cache size.
     """
 
-    def __init__(self, model: object, *, cache_size: int = 50_000, batch_size: int = 64) -> None:
+    def __init__(
+        self, model: object, *, cache_size: int = 50_000, batch_size: int = 64, pass_cost: int = 64
+    ) -> None:
         if isinstance(cache_size, bool) or not isinstance(cache_size, int) or cache_size < 0:
             raise ConfigError(f"cache_size must be a non-negative int, got {cache_size!r}")
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+            raise ConfigError(f"batch_size must be a positive int, got {batch_size!r}")
+        if isinstance(pass_cost, bool) or not isinstance(pass_cost, int) or pass_cost < 0:
+            raise ConfigError(f"pass_cost must be a non-negative int (tokens), got {pass_cost!r}")
         if isinstance(model, str):
             require()
             if not model.strip():
@@ -200,9 +251,11 @@ class Embedder:
         self._model: Any = None if isinstance(model, str) else model
         self.cache_size = cache_size
         self.batch_size = batch_size
+        self.pass_cost = pass_cost
         self._cache: OrderedDict[bytes, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
-        self.calls = 0  # forward passes (or callable calls) so far
+        self.calls = 0  # embed calls that reached the model so far
+        self.passes = 0  # forward passes (or callable calls) so far
         self.embedded = 0  # texts embedded so far (cache misses)
 
     @property
@@ -219,15 +272,23 @@ class Embedder:
     def _encode(self, texts: list[str]) -> np.ndarray:
         model = self.model
         if is_sentence_transformer(model):
-            out = model.encode(
-                texts,
-                batch_size=self.batch_size,
-                convert_to_numpy=True,
-                normalize_embeddings=True,
-                show_progress_bar=False,
-            )
+            out = np.zeros((len(texts), 0), dtype=np.float32)
+            lengths = _token_lengths(model, texts)
+            for batch in plan_batches(lengths, max_batch=self.batch_size, pass_cost=self.pass_cost):
+                vecs = model.encode(
+                    [texts[i] for i in batch],
+                    batch_size=len(batch),
+                    convert_to_numpy=True,
+                    normalize_embeddings=True,
+                    show_progress_bar=False,
+                )
+                self.passes += 1
+                if not out.shape[1]:
+                    out = np.zeros((len(texts), vecs.shape[1]), dtype=np.float32)
+                out[batch] = vecs
         else:
             out = model(texts)
+            self.passes += 1
         arr = np.asarray(out, dtype=np.float32)
         if arr.ndim != 2 or arr.shape[0] != len(texts):
             raise ConfigError(

@@ -9,7 +9,7 @@ import pytest
 
 from ctxassembly.errors import ConfigError
 from ctxassembly.models import Embedder
-from ctxassembly.stages.extract import Extract, carries_condition, segment, sentences
+from ctxassembly.stages.extract import Extract, carries_condition, clip, in_context, segment, sentences
 from tests.conftest import chunks, context
 
 pytestmark = pytest.mark.unit
@@ -208,12 +208,68 @@ def test_horizon_leaves_low_ranked_chunks_whole():
     assert not out[-1].meta.get("extract")
 
 
+def test_clip_cuts_at_a_word_boundary():
+    assert clip("short text", 240) == "short text"
+    assert clip("alpha beta gamma", None) == "alpha beta gamma"
+    assert clip("alpha beta gamma", 12) == "alpha beta"
+    assert clip("x" * 30, 10) == "x" * 10  # no space to cut at: a hard cut
+
+
+def test_in_context_adds_half_the_heading_and_directive_scores():
+    text = "Title\n=====\n\n.. attribute:: username\n\n    Required. 150 characters or fewer.\n"
+    units = segment(text)
+    kinds_ = [u.kind for u in units]
+    assert kinds_[:2] == ["heading", "directive"]
+    scores = np.zeros(2 * len(units))
+    scores[1] = 1.0  # the directive of the first chunk matches; the second chunk matches nothing
+    got = in_context(scores, [units, units])
+    inner = [j for j, u in enumerate(units) if u.parent == 1]
+    assert inner
+    assert all(got[j] == 0.5 for j in inner)
+    assert not got[len(units) :].any()
+
+
+def embedded_by(extractor, text, question, budget=250):
+    """The unit texts an Extract sends to its embedder (the question first)."""
+    seen = []
+
+    def vectors(texts):
+        seen.extend(texts)
+        return np.ones((len(texts), 2))
+
+    extractor.embedder = Embedder(vectors)
+    extractor.run(chunks(("a", text)), context(question, budget=budget))
+    return seen
+
+
+def test_cascade_reads_units_in_their_context():
+    """A unit with no word of the question, under a directive that matches it, is among the
+    units the embedder re-scores: "150 characters or fewer." is the answer to "how long"."""
+    attrs = "\n\n".join(f".. attribute:: field{i}\n\n    Optional. Holds value {i} of the record." for i in range(12))
+    text = f"Fields\n======\n\n{attrs}\n\n.. attribute:: username\n\n    Required. 150 characters or fewer.\n"
+    seen = embedded_by(Extract(semantic_top=3), text, "How long can a username be?")
+    assert seen[0] == "How long can a username be?"
+    assert len(seen) == 4
+    assert "150 characters or fewer." in seen
+
+
+def test_semantic_chars_clips_what_the_embedder_reads():
+    long_item = "- The username " + "really " * 80 + "matters."
+    text = f"{FILLER}\n\n{long_item}\n\n{FILLER}"
+    seen = embedded_by(Extract(semantic_chars=60), text, "username?", budget=200)
+    assert max(len(t) for t in seen) <= 60
+    full = embedded_by(Extract(semantic_chars=None), text, "username?", budget=200)
+    assert long_item in full
+
+
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
         ({"max_share": 0}, "max_share must be in"),
         ({"semantic_weight": -1}, "semantic_weight must be >= 0"),
         ({"horizon": 0.5}, "horizon must be >= 1"),
+        ({"semantic_top": 0}, "semantic_top must be a positive int or None, got 0"),
+        ({"semantic_chars": 2.5}, "semantic_chars must be a positive int or None, got 2.5"),
     ],
 )
 def test_bad_options(kwargs, match):

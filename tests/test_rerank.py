@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from ctxassembly.errors import ChunkError, ConfigError, MissingExtraError
-from ctxassembly.models import Embedder, embedder_for, model_kind
+from ctxassembly.models import Embedder, embedder_for, model_kind, plan_batches
 from ctxassembly.stages.rerank import Rerank, chunk_vectors, passage
 from tests.conftest import chunks, context
 
@@ -162,6 +162,36 @@ def test_bi_encoder_path_uses_cosine_and_supplied_embeddings():
     assert emb.embedded == 3  # question + the two chunks without an embedding
 
 
+def test_bi_encoder_embeds_the_question_with_the_chunks_in_one_pass():
+    calls = []
+
+    def counting(texts):
+        calls.append(list(texts))
+        return fake_vectors(texts)
+
+    emb = Embedder(counting)
+    cs = ranked("gamma", "alpha alpha", "beta")
+    cs[2] = cs[2].with_meta(embedding=[1.0, 0.0, 0.0])
+    Rerank(emb).run(cs, context("alpha"))
+    assert calls == [["alpha", "gamma", "alpha alpha"]]
+    assert emb.passes == 1
+    no_cache = Embedder(counting, cache_size=0)
+    calls.clear()
+    Rerank(no_cache).run(ranked("gamma", "beta"), context("alpha"))
+    assert calls == [["alpha"], ["gamma", "beta"]]  # nothing is kept, so nothing is fetched ahead
+
+
+def test_plan_batches_cuts_padding_and_covers_every_text_once():
+    lengths = [200, *([20] * 40)]
+    runs = plan_batches(lengths, max_batch=64, pass_cost=64)
+    assert runs == [list(range(1, 41)), [0]]  # the long text gets a pass of its own
+    assert plan_batches(lengths, pass_cost=10**6) == [[*range(1, 41), 0]]  # passes dearer than padding
+    runs = plan_batches([5, 9, 7, 3, 8], max_batch=2, pass_cost=0)
+    assert sorted(i for r in runs for i in r) == [0, 1, 2, 3, 4]
+    assert all(len(r) <= 2 for r in runs)
+    assert plan_batches([], max_batch=4) == []
+
+
 def test_embedding_cache_is_shared_and_bounded():
     calls = []
 
@@ -194,6 +224,10 @@ def test_bad_embeddings_name_the_chunk():
         Embedder(3.5)
     with pytest.raises(ConfigError, match="cache_size must be a non-negative int"):
         Embedder(fake_vectors, cache_size=-1)
+    with pytest.raises(ConfigError, match="batch_size must be a positive int, got 0"):
+        Embedder(fake_vectors, batch_size=0)
+    with pytest.raises(ConfigError, match=r"pass_cost must be a non-negative int \(tokens\), got -1"):
+        Embedder(fake_vectors, pass_cost=-1)
 
 
 def test_passage_puts_the_section_first():

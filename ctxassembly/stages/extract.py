@@ -6,7 +6,9 @@ the question, and the sentences those depend on, verbatim and in reading order.
    items, whole code blocks (``::`` literal blocks, indented blocks, ``` fences,
    ``.. code-block::``), whole tables, and directive headers (``.. versionchanged:: 5.1``).
 2. **Score** each unit against the question: BM25 (document frequencies over the units
-   of all chunks being extracted) and, with an embedder, the cosine of the embeddings.
+   of all chunks being extracted) and, with an embedder, the cosine of the embeddings
+   for the ``semantic_top`` units that BM25 ranks highest in their context (a cascade:
+   embedding is the costly part), each read on its first ``semantic_chars`` characters.
 3. **Keep** the best units while they fit the chunk's share of the budget, each with
    what it depends on (:meth:`Extract.dependencies`): the heading of its section, the
    directive it sits in (``.. deprecated:: 5.0``), the lead-in sentence of its list or
@@ -40,7 +42,7 @@ from ctxassembly.stages.base import Context
 from ctxassembly.stages.tables import find_tables
 from ctxassembly.text import Lexical
 
-__all__ = ["Extract", "Unit", "carries_condition", "segment", "sentences"]
+__all__ = ["Extract", "Unit", "carries_condition", "clip", "in_context", "segment", "sentences"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -303,10 +305,34 @@ _BACKREF = re.compile(
 )
 
 
+def clip(text: str, limit: int | None) -> str:
+    """``text`` cut to at most ``limit`` characters at a word boundary (whole when shorter)."""
+    if limit is None or len(text) <= limit:
+        return text
+    cut = text.rfind(" ", 0, limit + 1)
+    return text[: cut if cut > limit // 2 else limit].rstrip()
+
+
 def carries_condition(text: str) -> bool:
     """True when ``text`` states a condition a neighbouring sentence may depend on: a negation,
     "only", "must", a default, a bound, a number with a unit, a version or a date."""
     return bool(_CONDITION.search(text))
+
+
+def in_context(scores: np.ndarray, segments: Sequence[Sequence[Unit]]) -> np.ndarray:
+    """Each unit's score plus half the scores of its section heading and enclosing directive.
+
+    ``scores`` holds the units of ``segments`` one chunk after another.
+    """
+    out = np.array(scores, dtype=np.float64)
+    base = 0
+    for units in segments:
+        for j, u in enumerate(units):
+            for x in (u.heading, u.parent):
+                if x is not None:
+                    out[base + j] += 0.5 * scores[base + x]
+        base += len(units)
+    return out
 
 
 class Extract:
@@ -324,9 +350,15 @@ class Extract:
         chunks further down are cut on BM25 alone).
     :param semantic_weight: weight of the cosine against the (max-normalised) BM25 score.
     :param gap_marker: what stands where text was left out.
-    :param semantic_top: embed at most this many units per call, those BM25 scores highest
-        (``None``: every unit within the semantic horizon). Embedding sentences is most of
-        a cold call's time; the cascade bounds it.
+    :param semantic_top: embed at most this many units per call, those BM25 ranks highest
+        read in their context (:func:`in_context`); ``None``: every unit within the
+        semantic horizon. Embedding sentences is most of a call's model time when the chunk
+        vectors are supplied; the cascade bounds it. 24 measured as good as 48 on the
+        Django dev set at half the sentences (benchmarks/README.md).
+    :param semantic_chars: the embedder reads at most this many characters of a unit (cut
+        at a word boundary; ``None``: all of it). A long list item or code block is scored
+        on its opening, which says what it is about; what is kept is always the whole,
+        verbatim unit. One long unit would otherwise pad every unit of its forward pass.
     :raises ConfigError: a share outside (0, 1], a negative weight or a horizon below 1.
     :raises MissingExtraError: pysbd (or, for a model name, sentence-transformers) is missing.
     """
@@ -341,7 +373,8 @@ class Extract:
         min_tokens: int = 60,
         horizon: float = 2.0,
         semantic_horizon: float = 1.0,
-        semantic_top: int | None = 48,
+        semantic_top: int | None = 24,
+        semantic_chars: int | None = 240,
         semantic_weight: float = 1.0,
         gap_marker: str = "[…]",
     ) -> None:
@@ -351,6 +384,9 @@ class Extract:
             raise ConfigError(f"semantic_weight must be >= 0, got {semantic_weight!r}")
         if horizon < 1:
             raise ConfigError(f"horizon must be >= 1 (budgets of text), got {horizon!r}")
+        for label, value in (("semantic_top", semantic_top), ("semantic_chars", semantic_chars)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+                raise ConfigError(f"{label} must be a positive int or None, got {value!r}")
         _segmenter()  # fail at construction, not mid-call, when pysbd is missing
         self.embedder = None if embedder is None else embedder_for(embedder)
         self.uses_model = self.embedder is not None
@@ -359,6 +395,7 @@ class Extract:
         self.horizon = horizon
         self.semantic_horizon = semantic_horizon
         self.semantic_top = semantic_top
+        self.semantic_chars = semantic_chars
         self.semantic_weight = semantic_weight
         self.gap_marker = gap_marker
 
@@ -393,9 +430,12 @@ class Extract:
         if self.embedder is not None and self.semantic_weight and near:
             where = [k for k, i in enumerate(owner) if i in near]
             if self.semantic_top is not None and len(where) > self.semantic_top:
-                # a cascade: the embedder re-scores the units BM25 ranks highest, not all
-                where = sorted(sorted(where, key=lambda k: (-scores[k], k))[: self.semantic_top])
-            vecs = self.embedder.embed([ctx.question, *(texts[k] for k in where)])
+                # a cascade: the embedder re-scores the units BM25 ranks highest, not all,
+                # each read in its context as choose() reads it ("150 characters or fewer."
+                # matches nothing alone, but sits under ".. attribute:: username")
+                ranked = in_context(scores, [segs[i] for i in todo])
+                where = sorted(sorted(where, key=lambda k: (-ranked[k], k))[: self.semantic_top])
+            vecs = self.embedder.embed([ctx.question, *(clip(texts[k], self.semantic_chars) for k in where)])
             scores[where] += self.semantic_weight * (vecs[1:] @ vecs[0])
         out = list(chunks)
         k = 0
@@ -457,11 +497,7 @@ class Extract:
             return None
         cost = [count(text[u.start : u.end]) + 1 for u in units]  # type: ignore[operator]
         own = np.asarray(scores, dtype=np.float64)
-        total = own.copy()
-        for j, u in enumerate(units):
-            for x in (u.heading, u.parent):
-                if x is not None:
-                    total[j] += 0.5 * own[x]
+        total = in_context(own, [units])
         candidates = [j for j, u in enumerate(units) if u.kind not in ("heading", "directive")]
         keep: set[int] = set()
         used = 0

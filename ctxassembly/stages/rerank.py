@@ -199,11 +199,17 @@ class Rerank:
         self._resolve()
         texts = [passage(c) for c in chunks] if self.labels else [c.text for c in chunks]
         if self.kind == "bi" and self.embedder is not None:
-            q = self.embedder.embed([query])[0]
             supplied = any(c.meta.get("embedding") is not None for c in chunks)
             if self.labels and not supplied:
-                raw: Any = self.embedder.embed(texts) @ q
+                vecs = self.embedder.embed([query, *texts])  # one forward pass for all
+                raw: Any = vecs[1:] @ vecs[0]
             else:
+                # the question goes into the same pass as the chunks without a vector;
+                # chunk_vectors then finds every one of them in the cache
+                missing = [c.text for c in chunks if c.meta.get("embedding") is None]
+                if not self.embedder.cache_size:
+                    missing = []  # nothing would be kept for chunk_vectors to find
+                q = self.embedder.embed([query, *missing])[0]
                 raw = chunk_vectors(chunks, self.embedder) @ q
         elif self.kind == "cross":
             raw = self._cross.predict(

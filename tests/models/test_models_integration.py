@@ -83,6 +83,16 @@ def test_embedder_by_path_loads_lazily(minilm_path):
     assert np.allclose(np.linalg.norm(vecs, axis=1), 1.0, atol=1e-5)
 
 
+def test_planned_passes_give_the_vectors_of_one_pass(minilm):
+    """Grouping texts by length (no padding to the longest) changes the cost, not the vectors."""
+    texts = ["short one", "a somewhat longer sentence about caching", "x " * 150, "middle sized text here"]
+    emb = Embedder(minilm, cache_size=0, pass_cost=0)
+    got = emb.embed(texts)
+    assert emb.passes > 1
+    want = minilm.encode(texts, batch_size=len(texts), normalize_embeddings=True, show_progress_bar=False)
+    assert np.allclose(got, want, atol=1e-4)
+
+
 def test_extract_with_minilm_keeps_the_answer(minilm):
     filler = " ".join(f"Paragraph {i} describes template loaders and their caching in detail." for i in range(12))
     text = f"{filler}\n\nA password reset link is valid for three days by default.\n\n{filler}"
