@@ -28,7 +28,6 @@ import gc
 import json
 import random
 import statistics
-import sys
 import time
 import tracemalloc
 from collections.abc import Callable
@@ -37,6 +36,7 @@ from typing import Any
 
 from _tables import DEFAULT_QUESTIONS, RESULTS, load, load_records, machine, publish
 from peers import LABELS, Ctx, LangChain, build
+from speed_core import clear_text_caches
 
 import ctxassembly
 
@@ -63,22 +63,6 @@ LABELS = {
 CTX = {"ctxassembly", "ctxassembly_models", "ctxassembly_models_emb", "ctxassembly_rerank_emb"}
 SUPPLIED = {"ctxassembly_models_emb", "ctxassembly_rerank_emb"}
 OPTIONS: dict[str, dict[str, Any]] = {"ctxassembly_rerank_emb": {"extract": False}}
-
-
-def clear_text_caches() -> None:
-    """Empty ctxassembly's module-level text caches (tokens, shingles, scans, sentences) and
-    the shared embedding caches: the next call sees its texts for the first time."""
-    from ctxassembly import models
-
-    for name, mod in list(sys.modules.items()):
-        if not name.startswith("ctxassembly") or mod is None:
-            continue
-        for obj in list(vars(mod).values()):
-            info = getattr(obj, "cache_info", None)
-            if callable(info) and (info().maxsize or 0) >= 1024:
-                obj.cache_clear()
-    for emb in list(models._SHARED.values()):
-        emb.clear()
 
 
 def enlarged(record: dict[str, Any], corpus: list[dict[str, Any]], n: int, rng: random.Random) -> dict[str, Any]:

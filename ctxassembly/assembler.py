@@ -58,8 +58,11 @@ def to_chunks(items: Iterable[Chunk | Mapping[str, Any]]) -> list[Chunk]:
             f"expected an iterable of chunks, got a single {type(items).__name__}", field="chunks", chunk="<all>"
         )
     out = []
+    from_dict = Chunk.from_dict
     for i, item in enumerate(items):
-        if isinstance(item, Chunk):
+        if type(item) is dict:  # the common case first: the ABC check below costs more than the build
+            out.append(from_dict(item, index=i))
+        elif isinstance(item, Chunk):
             if not isinstance(item.text, str):
                 raise ChunkError(f"expected str, got {type(item.text).__name__}", field="text", chunk=repr(item.id))
             out.append(item.evolve(index=i))

@@ -126,10 +126,17 @@ class Chunk:
         score = get("score")
         if not (type(score) is float and math.isfinite(score)):
             score = _check_score(score, chunk_id)
-        strs = [get(name) for name in _STR_FIELDS]
-        for i, value in enumerate(strs):
-            if value is not None and type(value) is not str:
-                strs[i] = _check_str(_STR_FIELDS[i], value, chunk_id)
+        doc_id, title, section, version, date = strs = [get(name) for name in _STR_FIELDS]
+        if not (
+            (doc_id is None or type(doc_id) is str)
+            and (title is None or type(title) is str)
+            and (section is None or type(section) is str)
+            and (version is None or type(version) is str)
+            and (date is None or type(date) is str)
+        ):
+            doc_id, title, section, version, date = (
+                v if v is None else _check_str(name, v, chunk_id) for name, v in zip(_STR_FIELDS, strs, strict=True)
+            )
         start, end = get("start"), get("end")
         for name, value in (("start", start), ("end", end)):
             if (
@@ -141,19 +148,21 @@ class Chunk:
                 raise ChunkError(msg, field=name, chunk=repr(chunk_id))
         if start is not None and end is not None and end < start:
             raise ChunkError(f"end {end} is before start {start}", field="end", chunk=repr(chunk_id))
-        meta = {k: v for k, v in data.items() if k not in _FIELD_NAMES}
         given_meta = get("meta")
-        if given_meta:
-            if not isinstance(given_meta, Mapping):
-                raise ChunkError(
-                    f"expected a mapping, got {type(given_meta).__name__}", field="meta", chunk=repr(chunk_id)
-                )
-            meta.update(given_meta)
-        for key in meta:
-            if type(key) is not str:
-                _check_meta(meta, chunk_id)
-        doc_id, title, section, version, date = strs
-        frozen = FrozenMeta._wrap(meta)
+        if data.keys() <= _FIELD_NAMES and not given_meta:
+            frozen = _NO_META  # the common record: nothing but known fields
+        else:
+            meta = {k: v for k, v in data.items() if k not in _FIELD_NAMES}
+            if given_meta:
+                if not isinstance(given_meta, Mapping):
+                    raise ChunkError(
+                        f"expected a mapping, got {type(given_meta).__name__}", field="meta", chunk=repr(chunk_id)
+                    )
+                meta.update(given_meta)
+            for key in meta:
+                if type(key) is not str:
+                    _check_meta(meta, chunk_id)
+            frozen = FrozenMeta._wrap(meta)
         return cls(chunk_id, text, score, doc_id, title, section, version, date, start, end, frozen, index)
 
     def to_dict(self) -> dict[str, Any]:
@@ -168,18 +177,33 @@ class Chunk:
 
     def evolve(self, **changes: Any) -> Chunk:
         """A copy with ``changes`` applied: :func:`dataclasses.replace` at a fraction of
-        its cost (stages copy every candidate they relabel, a thousand per call).
+        its cost (stages copy every candidate they relabel, a thousand per call). The
+        fields go by position, in declaration order (tests/test_chunk.py pins it).
 
         :raises TypeError: a name that is not a field.
         """
         unknown = changes.keys() - _FIELD_NAMES
         if unknown:
             raise TypeError(f"Chunk has no field(s) {sorted(unknown)}")
-        return type(self)(*[changes[n] if n in changes else getattr(self, n) for n in _FIELD_ORDER])
+        get = changes.get
+        return type(self)(
+            get("id", self.id),
+            get("text", self.text),
+            get("score", self.score),
+            get("doc_id", self.doc_id),
+            get("title", self.title),
+            get("section", self.section),
+            get("version", self.version),
+            get("date", self.date),
+            get("start", self.start),
+            get("end", self.end),
+            get("meta", self.meta),
+            get("index", self.index),
+        )
 
 
-_FIELD_ORDER = tuple(f.name for f in fields(Chunk))
-_FIELD_NAMES = frozenset(_FIELD_ORDER)
+_NO_META = FrozenMeta()  # immutable, so one empty instance serves every chunk without metadata
+_FIELD_NAMES = frozenset(f.name for f in fields(Chunk))
 
 
 def _where(data: object, index: int | None) -> str:

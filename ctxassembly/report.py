@@ -67,10 +67,10 @@ class Report:
     # -- writing (used by stages) -------------------------------------------------------
     def drop(self, chunk: Chunk, stage: str, reason: str, **detail: Any) -> None:
         """Record that ``chunk`` leaves at ``stage`` for ``reason``."""
-        self._set(Decision(_index(chunk), chunk.id, stage, reason, dict(detail)))
+        self._set(Decision(_index(chunk), chunk.id, stage, reason, detail))  # **detail is a fresh dict
 
     def drop_index(self, index: int, chunk_id: str, stage: str, reason: str, **detail: Any) -> None:
-        self._set(Decision(index, chunk_id, stage, reason, dict(detail)))
+        self._set(Decision(index, chunk_id, stage, reason, detail))
 
     def note(self, stage: str, event: str, **detail: Any) -> None:
         self.notes.append({"stage": stage, "event": event, **detail})

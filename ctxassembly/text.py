@@ -15,6 +15,7 @@ __all__ = [
     "jaccard",
     "normalize",
     "shingles",
+    "text_classes",
     "word_count",
     "words",
 ]
@@ -34,6 +35,43 @@ def normalize(text: str) -> str:
     if not text.isascii():
         text = unicodedata.normalize("NFKC", text)
     return " ".join(text.split()).casefold()
+
+
+# ASCII whitespace as str.split() sees it, and a table that lower-cases ASCII letters
+_ASCII_SPACE = b" \t\n\v\f\r\x1c\x1d\x1e\x1f"
+_ASCII_LOWER = bytes(c + 32 if 65 <= c <= 90 else c for c in range(256))
+
+
+def _squeezed(text: str) -> str:
+    """``normalize(text)`` without its spaces: equal for any two texts whose normalised
+    forms are equal, and for ASCII text one C-level pass."""
+    if text.isascii():
+        return text.encode("ascii").translate(_ASCII_LOWER, _ASCII_SPACE).decode("ascii")
+    return normalize(text).replace(" ", "")
+
+
+def text_classes(texts: Sequence[str]) -> list[int]:
+    """For each text, the number of its :func:`normalize` class, classes numbered in order of
+    first appearance: what ``seen.setdefault(normalize(t), len(seen))`` gives, while
+    normalising only texts whose cheap squeezed key repeats (most never do)."""
+    out: list[int] = []
+    first: dict[str, tuple[str, int]] = {}  # squeezed key -> (its first text, its class)
+    exact: dict[str, int] = {}  # normalised text -> class, filled for repeated keys only
+    opened: set[str] = set()
+    for text in texts:
+        key = _squeezed(text)
+        if key not in first:
+            first[key] = (text, len(first) + len(exact) - len(opened))
+            out.append(first[key][1])
+            continue
+        if key not in opened:
+            opened.add(key)
+            exact[normalize(first[key][0])] = first[key][1]
+        norm = normalize(text)
+        if norm not in exact:
+            exact[norm] = len(first) + len(exact) - len(opened)
+        out.append(exact[norm])
+    return out
 
 
 def words(text: str) -> list[str]:

@@ -97,3 +97,34 @@ def test_chunks_pickle_and_round_trip_through_dict():
     assert pickle.loads(pickle.dumps(c)) == c
     assert Chunk.from_dict(c.to_dict() | {"meta": dict(c.meta)}, index=0) == c
     assert isinstance(c.meta, FrozenMeta)
+
+
+def test_evolve_is_dataclasses_replace_for_every_field():
+    from dataclasses import fields, replace
+
+    c = Chunk.from_dict({**CORPUS_LINE, "score": 0.5, "date": "2024-01-01", "extra": 1}, index=3)
+    # evolve passes fields by position: this order is what it relies on
+    assert [f.name for f in fields(Chunk)] == [
+        *("id", "text", "score", "doc_id", "title", "section"),
+        *("version", "date", "start", "end", "meta", "index"),
+    ]
+    values = {
+        "id": "x", "text": "t", "score": 1.0, "doc_id": "d", "title": "T", "section": "S",
+        "version": "9", "date": "2025", "start": 1, "end": 2, "meta": FrozenMeta({"k": 1}), "index": 7,
+    }  # fmt: skip
+    for name, value in values.items():
+        assert c.evolve(**{name: value}) == replace(c, **{name: value})
+    assert c.evolve() == c
+    assert c.evolve() is not c
+    with pytest.raises(TypeError, match=r"Chunk has no field\(s\) \['colour'\]"):
+        c.evolve(colour="red")
+
+
+def test_from_dict_shares_one_empty_metadata_and_copies_any_other():
+    a, b = (Chunk.from_dict({"id": i, "text": "t"}, index=0) for i in ("a", "b"))
+    assert a.meta is b.meta
+    assert len(a.meta) == 0
+    given = {"acl": ["u"]}
+    c = Chunk.from_dict({"id": "c", "text": "t", "meta": given, "tenant": "x"}, index=0)
+    assert dict(c.meta) == {"acl": ["u"], "tenant": "x"}
+    assert c.meta._data is not given

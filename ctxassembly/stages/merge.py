@@ -53,20 +53,24 @@ class Merge:
             if len(members) < 2:
                 continue
             members.sort(key=lambda i: (chunks[i].start, chunks[i].end))
-            run, size = [members[0]], ctx.count_tokens(chunks[members[0]].text)
+            # token counts only where a merge is possible: most members touch nothing
+            run, size = [members[0]], None
             for i in members[1:]:
                 last = chunks[max(run, key=lambda j: chunks[j].end or 0)]
-                tokens = ctx.count_tokens(chunks[i].text)
                 touching = (chunks[i].start or 0) <= (last.end or 0) + self.gap
                 if touching and not _agree(last, chunks[i]):
                     ctx.report.note(self.name, "offsets_disagree", ids=[last.id, chunks[i].id])
                     touching = False
-                if touching and size + tokens <= cap:
-                    run.append(i)
-                    size += tokens
-                else:
-                    self._join(run, chunks, absorbed, merged, ctx)
-                    run, size = [i], tokens
+                if touching:
+                    if size is None:
+                        size = sum(ctx.count_tokens(chunks[j].text) for j in run)
+                    tokens = ctx.count_tokens(chunks[i].text)
+                    if size + tokens <= cap:
+                        run.append(i)
+                        size += tokens
+                        continue
+                self._join(run, chunks, absorbed, merged, ctx)
+                run, size = [i], None
             self._join(run, chunks, absorbed, merged, ctx)
         return [merged.get(i, c) for i, c in enumerate(chunks) if i not in absorbed]
 

@@ -20,7 +20,7 @@ from typing import Literal
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ChunkError, ConfigError
 from ctxassembly.stages.base import Context
-from ctxassembly.text import Lexical, normalize
+from ctxassembly.text import Lexical, text_classes
 
 __all__ = ["SIGNALS", "Relevance"]
 
@@ -121,8 +121,7 @@ class Relevance:
         if signal == "order":
             # Position among *distinct* texts: a hybrid list repeats a chunk once per
             # retriever, and those repeats must not push the next chunk down the ranking.
-            seen: dict[str, float] = {}
-            return [seen.setdefault(normalize(c.text), -float(len(seen))) for c in live]
+            return [-float(n) for n in text_classes([c.text for c in live])]
         if signal == "score":
             return [c.score for c in live]
         texts = [" ".join(filter(None, (c.title, c.section, c.text))) for c in live]

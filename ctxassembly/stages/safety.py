@@ -50,7 +50,8 @@ def _rule(
 ) -> tuple[str, re.Pattern[str], tuple[tuple[str, ...], ...]]:
     """A rule: a pattern, plus literal needles that must all (one per group) occur in the
     lower-cased, whitespace-squeezed text before the pattern is worth running. The
-    needles are necessary conditions of the pattern, so they filter without missing."""
+    needles are necessary conditions of the pattern, so they filter without missing.
+    Groups are tested in order until one fails: the rarest group goes first."""
     return (name, re.compile(pattern, flags), needles)
 
 
@@ -87,13 +88,14 @@ _RULES = [
     _rule(
         "addressed",
         rf"\b(?:note|attention|message|instruction)s?\s+(?:to|for)\s+{_MODEL}\b",
+        ("note", "attention", "message", "instruction"),  # implied by the next group, and 4 tests, not 16
+        _MODEL_WORDS,
         tuple(
             f"{w}{s} {p} "
             for w in ("note", "attention", "message", "instruction")
             for s in ("", "s")
             for p in ("to", "for")
         ),
-        _MODEL_WORDS,
     ),
     _rule(
         "addressed",
@@ -105,9 +107,9 @@ _RULES = [
         "addressed",
         rf"\b{_MODEL}\s*(?:,|:)?\s+(?:must|should|shall|needs?\s+to|has\s+to|will)\s+(?:always\s+|now\s+)?"
         r"(?:answer|respond|reply|say|tell|state|output|ignore|claim)\b",
+        _REQUESTS,  # the rarest group first: "model" and "," are everywhere
         _MODEL_WORDS,
         _MODALS,
-        _REQUESTS,
     ),
     _rule(
         "answer_forcing",
@@ -128,11 +130,15 @@ _RULES = [
 def _candidates(plain: str) -> list[tuple[str, re.Pattern[str]]]:
     """The rules whose needles all occur in ``plain``: the only ones worth running."""
     squeezed = " ".join(plain.lower().split()).replace(" :", ":")
-    return [
-        (name, pattern)
-        for name, pattern, needles in _RULES
-        if all(any(n in squeezed for n in group) for group in needles)
-    ]
+    seen: dict[int, bool] = {}  # a group shared by several rules (the model words) is tested once
+
+    def present(group: tuple[str, ...]) -> bool:
+        hit = seen.get(id(group))
+        if hit is None:
+            hit = seen[id(group)] = any(n in squeezed for n in group)
+        return hit
+
+    return [(name, pattern) for name, pattern, needles in _RULES if all(present(group) for group in needles)]
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+|\n\s*\n|(?<=-->)")

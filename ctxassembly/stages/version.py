@@ -139,7 +139,12 @@ class VersionFilter:
         self.policy = policy
         self.subject_versions = subject_versions
 
-    def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
+    def _target(
+        self, chunks: list[Chunk], ctx: Context
+    ) -> tuple[str | None, dict[str | None, str], dict[str, tuple[object, ...]], set[str]]:
+        """The target version (caller, question, or None for "latest per family"), the
+        latest version per family, the sort key of every version present, and the
+        versions the question names."""
         present = sorted({c.version for c in chunks if c.version}, key=_key_cmp)
         target, how = ctx.target_version, "caller"
         if target is None:
@@ -159,39 +164,54 @@ class VersionFilter:
                         latest[fam] = c.version
         ctx.report.note(self.name, "target", version=target, how=how, present=present)
         ctx.report.target_version = target if target is not None else (present[-1] if present else None)
+        return target, latest, keys, named
 
-        fates: list[tuple[Chunk, str, dict[str, str]]] = []  # (chunk, status, detail)
-        match: dict[tuple[str, str], bool] = {}
+    def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
+        target, latest, keys, named = self._target(chunks, ctx)
+        fates: list[tuple[Chunk, str, dict[str, str] | None]] = []  # (chunk, status, detail)
+        # decided once per distinct (version, wanted version) and per distinct heading
+        match: dict[tuple[str, str], str | None] = {}  # -> "superseded" / "other_version" / None (it matches)
+        subjects: dict[tuple[str | None, str | None], str | None] = {}
+        current: dict[str, str] = {}  # family (or id) -> the first current chunk's id
         for c in chunks:
-            if not c.version:
-                fates.append((c, "unversioned", {}))
+            version = c.version
+            if not version:
+                fates.append((c, "unversioned", None))
                 continue
             want = target if target is not None else latest[c.doc_id]
-            same = match.get((c.version, want))
-            if same is None:
-                same = match[c.version, want] = matches(c.version, want)
-            if not same:
-                status = "superseded" if keys[c.version] < _key_cmp(want) else "other_version"
-                fates.append((c, status, {"version": c.version, "target": want}))
+            pair = (version, want)
+            if pair in match:
+                other = match[pair]
+            else:
+                other = match[pair] = (
+                    None
+                    if matches(version, want)
+                    else ("superseded" if keys[version] < _key_cmp(want) else "other_version")
+                )
+            if other is not None:
+                fates.append((c, other, {"version": version, "target": want}))
                 continue
-            subject = subject_version(c) if self.subject_versions else None
-            if subject is not None and not matches(subject, want) and not any(matches(subject, n) for n in named):
-                fates.append((c, "other_version", {"describes": subject, "target": want}))
-                continue
-            fates.append((c, "current", {}))
+            if self.subject_versions:
+                heading = (c.title, c.section)
+                if heading in subjects:
+                    subject = subjects[heading]
+                else:
+                    subject = subjects[heading] = subject_version(c)
+                if subject is not None and not matches(subject, want) and not any(matches(subject, n) for n in named):
+                    fates.append((c, "other_version", {"describes": subject, "target": want}))
+                    continue
+            fates.append((c, "current", None))
+            current.setdefault(c.doc_id or c.id, c.id)  # family(c) or c.id
 
-        current: dict[str, str] = {}
-        for c, status, _ in fates:
-            if status == "current":
-                current.setdefault(family(c) or c.id, c.id)
         out: list[Chunk] = []
-        for c, status, found in fates:
-            detail = dict(found)
-            if status == "superseded" and (family(c) or c.id) in current:
-                detail["superseded_by"] = current[family(c) or c.id]
-            if status in ("current", "unversioned"):
+        drop = self.policy == "drop"
+        for c, status, detail in fates:
+            if detail is None:  # current or unversioned
                 out.append(c.with_meta(status=status))
-            elif self.policy == "drop":
+                continue
+            if status == "superseded" and (c.doc_id or c.id) in current:
+                detail["superseded_by"] = current[c.doc_id or c.id]
+            if drop:
                 ctx.report.drop(c, self.name, status, **detail)
             else:
                 labels = {k: v for k, v in detail.items() if k not in ("target", "version")}

@@ -1,0 +1,78 @@
+import math
+import re
+import unicodedata
+from collections import Counter
+
+import pytest
+
+from ctxassembly.demo import load_corpus
+from ctxassembly.text import Lexical, normalize, query_terms, shingles, text_classes, word_count, words
+
+pytestmark = pytest.mark.unit
+
+# The fast paths (byte translation, C-level split) must give exactly what the regex gave.
+ODD = [
+    "",
+    "   ",
+    "a_b-c d\x1f e",
+    "Ünïcödé and ASCII",
+    "ﬁle FILE file",
+    "Straße STRASSE",
+    "tab\tand\nnew\x0bline\x1c\x1dsep",
+    "model model model.model",
+    "x" * 5,
+]
+TEXTS = [c["text"] for c in load_corpus()] + ODD
+_WORD = re.compile(r"\w+")
+
+
+def _old_normalize(text):
+    return re.sub(r"\s+", " ", unicodedata.normalize("NFKC", text)).strip().casefold()
+
+
+def _old_bm25(texts, query, k1=1.2, b=0.75):
+    bags = [Counter(_WORD.findall(t.casefold())) for t in texts]
+    lengths = [sum(bag.values()) for bag in bags]
+    avg = (sum(lengths) / len(lengths)) or 1.0
+    weights = {}
+    for term in dict.fromkeys(query_terms(query)):
+        f = sum(1 for bag in bags if term in bag)
+        weights[term] = math.log(1 + (len(bags) - f + 0.5) / (f + 0.5))
+    out = []
+    for bag, length in zip(bags, lengths, strict=True):
+        norm = k1 * (1 - b + b * length / avg)
+        out.append(sum(w * bag[t] * (k1 + 1) / (bag[t] + norm) for t, w in weights.items() if bag[t]))
+    return out
+
+
+def test_words_word_count_and_normalize_match_the_regex_definitions():
+    for t in TEXTS:
+        assert words(t) == _WORD.findall(t.casefold()), t
+        assert word_count(t) == len(_WORD.findall(t)), t
+        assert normalize(t) == _old_normalize(t), t
+
+
+def test_shingles_are_the_hashed_word_five_grams():
+    for t in TEXTS:
+        w = words(normalize(t))
+        expected = frozenset(hash(tuple(w[i : i + 5])) for i in range(len(w) - 4)) if len(w) >= 5 else None
+        if expected is not None:
+            assert shingles(t) == expected
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["What is the default iteration count of PBKDF2 in Django 5.1?", "model model", "straße file", "the of a", ""],
+)
+def test_bm25_counts_only_the_query_terms_and_gives_the_full_bag_scores(query):
+    texts = TEXTS[:150] + ODD
+    assert Lexical(texts).scores(query) == pytest.approx(_old_bm25(texts, query), abs=1e-12)
+    assert Lexical([]).scores(query) == []
+
+
+def test_text_classes_number_normalised_texts_in_order_of_first_appearance():
+    base = ["a b", "A  B", "ab", "ﬁle", "file", "FILE ", "x", "", " ", "Straße", "STRASSE"]
+    texts = base + base[::-1] + TEXTS[:20] + [t.upper() for t in TEXTS[:20]]
+    seen: dict[str, int] = {}
+    assert text_classes(texts) == [seen.setdefault(normalize(t), len(seen)) for t in texts]
+    assert text_classes([]) == []
