@@ -218,7 +218,7 @@ class Lexical:
             found = [i for i, t in enumerate(terms) if t in folded]
             if text.isascii():
                 if found:
-                    ws = folded.encode("ascii").translate(_ASCII_NON_WORD).split()
+                    ws = _ascii_words(folded)
                     lengths.append(len(ws))
                     counts.append({i: ws.count(as_bytes[i]) for i in found})
                 else:
@@ -247,6 +247,12 @@ class Lexical:
 
 # bytes table: every byte that is not an ASCII word character (regex \w) becomes a space
 _ASCII_NON_WORD = bytes(c if c < 128 and (chr(c).isalnum() or chr(c) == "_") else 32 for c in range(256))
+
+
+@lru_cache(maxsize=16384)
+def _ascii_words(folded: str) -> tuple[bytes, ...]:
+    # cached: a chunk retrieved again (the common case) is not split again
+    return tuple(folded.encode("ascii").translate(_ASCII_NON_WORD).split())
 
 
 # bytes table: ASCII word characters become "a", everything else a space
