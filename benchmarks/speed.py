@@ -119,31 +119,52 @@ def _model_of() -> Any:
     return _st_model(SentenceTransformer)
 
 
-def measure(t: Timed, records: list[dict[str, Any]], budget: int, cell_seconds: float) -> dict[str, Any]:
-    firsts, repeats, spent, total = [], [], 0.0, []
-    for raw in records:
-        t_prep = time.perf_counter()
-        r = t.prepare(raw)
-        t.cold()
-        gc.collect()
-        t0 = time.perf_counter()
-        spent += t0 - t_prep  # untimed preparation still counts against the cell's time
+def one_call(t: Timed, raw: dict[str, Any], budget: int) -> tuple[float, float | None, float, dict[str, Any]]:
+    """One first-sight call (and, for ctxassembly, the same list again): ms first, ms
+    repeat, ms including the untimed preparation, and the prepared record."""
+    t_prep = time.perf_counter()
+    r = t.prepare(raw)
+    t.cold()
+    gc.collect()
+    t0 = time.perf_counter()
+    t(r, budget)
+    first = (time.perf_counter() - t0) * 1000
+    repeat = None
+    if t.name in CTX:
+        t1 = time.perf_counter()
         t(r, budget)
-        firsts.append((time.perf_counter() - t0) * 1000)
-        if t.name in CTX:
-            t1 = time.perf_counter()
-            t(r, budget)
-            repeats.append((time.perf_counter() - t1) * 1000)
-        spent += time.perf_counter() - t0
-        total.append((time.perf_counter() - t_prep) * 1000)
-        if spent > cell_seconds:
-            break
+        repeat = (time.perf_counter() - t1) * 1000
+    return first, repeat, (time.perf_counter() - t_prep) * 1000, r
+
+
+def measure(
+    timed: dict[str, Timed], names: list[str], records: list[dict[str, Any]], budget: int, cell_seconds: float
+) -> dict[str, dict[str, Any]]:
+    """All pipelines of one size, interleaved: each question goes through every pipeline
+    before the next question (the order rotating), so a change of machine load in the
+    middle of the run hits every pipeline alike and the ratios stay comparable."""
+    acc: dict[str, dict[str, Any]] = {n: {"firsts": [], "repeats": [], "total": [], "spent": 0.0} for n in names}
+    for i, raw in enumerate(records):
+        for name in names[i % len(names) :] + names[: i % len(names)]:
+            a = acc[name]
+            if a["spent"] > cell_seconds:
+                continue
+            first, repeat, total, a["last"] = one_call(timed[name], raw, budget)
+            a["firsts"].append(first)
+            a["total"].append(total)
+            if repeat is not None:
+                a["repeats"].append(repeat)
+            a["spent"] += total / 1000  # untimed preparation still counts against the cell's time
     return {
-        "calls": len(firsts),
-        "ms_with_prep": statistics.median(total),
-        "ms": statistics.median(firsts),
-        "ms_repeat": statistics.median(repeats) if repeats else None,
-        "last": r,
+        name: {
+            "calls": len(a["firsts"]),
+            "ms_with_prep": statistics.median(a["total"]),
+            "ms": statistics.median(a["firsts"]),
+            "ms_repeat": statistics.median(a["repeats"]) if a["repeats"] else None,
+            "last": a["last"],
+        }
+        for name, a in acc.items()
+        if a["firsts"]
     }
 
 
@@ -196,17 +217,21 @@ def main() -> None:
     rng = random.Random(0)
     lists = {n: [enlarged(r, corpus, n, rng) for r in records[: args.per_cell]] for n in sizes}
     cells: dict[tuple[str, int], dict[str, Any]] = {}
-    for name in names:
-        prev: tuple[int, float] | None = None
-        for n in sizes:
-            if prev is not None and prev[1] * n / prev[0] > args.max_call_seconds * 1000:
-                cells[name, n] = {"skipped": prev[1] * n / prev[0]}
-                print(f"{name:24} n={n:>6}: skipped (projected {prev[1] * n / prev[0] / 1000:.0f} s/call)", flush=True)
-                continue
-            cell = measure(timed[name], lists[n], args.budget, args.cell_seconds)
+    prev: dict[str, tuple[int, float]] = {}
+    for n in sizes:
+        active = []
+        for name in names:
+            if name in prev and prev[name][1] * n / prev[name][0] > args.max_call_seconds * 1000:
+                cells[name, n] = {"skipped": prev[name][1] * n / prev[name][0]}
+                print(
+                    f"{name:24} n={n:>6}: skipped (projected {cells[name, n]['skipped'] / 1000:.0f} s/call)", flush=True
+                )
+            else:
+                active.append(name)
+        for name, cell in measure(timed, active, lists[n], args.budget, args.cell_seconds).items():
             cell["peak_mib"] = peak_mib(timed[name], cell.pop("last"), args.budget) if cell["ms"] < 10_000 else None
             cells[name, n] = cell
-            prev = (n, cell["ms_with_prep"])  # project with the preparation: it grows with n too
+            prev[name] = (n, cell["ms_with_prep"])  # project with the preparation: it grows with n too
             print(
                 f"{name:24} n={n:>6}: {fmt_ms(cell['ms'])} ms ({cell['calls']} calls), "
                 f"repeat {fmt_ms(cell['ms_repeat'])}, peak {cell['peak_mib']} MiB, load {load()}",
@@ -264,7 +289,7 @@ def render(
     lines = [
         f"ctxassembly {ctxassembly.__version__}; budget {args.budget:,} tokens; machine: {machine()}; "
         f"load average {load_start} at the start, {load()} at the end; {seconds / 60:.0f} min for the run. "
-        f"Median ms per call (calls per cell: up to {args.per_cell} questions or {args.cell_seconds:.0f} s); "
+        f"Median ms per call (calls per cell: up to {args.per_cell} questions or {args.cell_seconds:.0f} s; pipelines interleaved question by question); "
         "in brackets, the ratio to ctxassembly model-free at first sight.",
         "",
         head,
