@@ -6,6 +6,7 @@ from ctxassembly.stages.base import Context, Stage
 from ctxassembly.stages.dedup import Dedup
 from ctxassembly.stages.excerpt import Excerpt
 from ctxassembly.stages.extract import Extract
+from ctxassembly.stages.horizon import Horizon
 from ctxassembly.stages.merge import Merge
 from ctxassembly.stages.relevance import Relevance
 from ctxassembly.stages.rerank import Rerank
@@ -22,6 +23,7 @@ __all__ = [
     "Dedup",
     "Excerpt",
     "Extract",
+    "Horizon",
     "Merge",
     "Relevance",
     "Rerank",
