@@ -14,7 +14,7 @@ Measured (40 questions; answer_hit at 1000 / 500 tokens; wrong_exposure 1000 / 5
 pipeline                                               answer_hit   wrong
 =====================================================  ===========  ==========
 model_free (default)                                   92% / 78%    4% / 4%
-with_models: MiniLM rerank (fuse 6) + semantic dedup   98% / 88%    8% / 4%
+with_models: MiniLM rerank (fuse 6) + semantic dedup   98% / 90%    8% / 4%
   + extraction (the defaults of ``assemble``)
 -- ablations (measured while tuning; some before semantic_horizon existed) --
 no rerank, semantic dedup + extraction                 98% / 85%    8% / 4%

@@ -25,7 +25,8 @@ import json
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, Literal
 
 import numpy as np
@@ -35,6 +36,7 @@ from ctxassembly.errors import ConfigError, MissingExtraError
 __all__ = [
     "DEFAULT_CROSS_ENCODER",
     "DEFAULT_EMBEDDER",
+    "SMALL_PASS_TOKENS",
     "Embedder",
     "embedder_for",
     "load_cross_encoder",
@@ -42,6 +44,7 @@ __all__ = [
     "model_kind",
     "plan_batches",
     "require",
+    "torch_threads",
 ]
 
 DEFAULT_CROSS_ENCODER = "cross-encoder/ms-marco-MiniLM-L-6-v2"
@@ -173,6 +176,35 @@ def text_key(text: str) -> bytes:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
+SMALL_PASS_TOKENS = 4096  # rows x padded length of a forward pass that Embedder runs on few threads
+_THREADS_LOCK = threading.Lock()
+
+
+@contextmanager
+def torch_threads(n: int | None) -> Iterator[None]:
+    """Run the block with at most ``n`` torch intra-op threads, then restore the setting.
+
+    ``None``, or a setting already at or below ``n``, changes nothing. torch's thread count
+    is process-wide: a lock keeps two blocks from restoring each other's value, and other
+    torch work running meanwhile in the process also gets ``n`` threads.
+    """
+    if n is None:
+        yield
+        return
+    import torch
+
+    if torch.get_num_threads() <= n:
+        yield
+        return
+    with _THREADS_LOCK:
+        old = torch.get_num_threads()
+        torch.set_num_threads(n)
+        try:
+            yield
+        finally:
+            torch.set_num_threads(old)
+
+
 def _token_lengths(model: Any, texts: list[str]) -> list[int]:
     """Tokens each text fills in the model's input (its tokenizer, truncated as the model
     truncates); characters / 4 when the model has no usable tokenizer."""
@@ -225,12 +257,27 @@ class Embedder:
     :param pass_cost: the fixed cost of one forward pass, in padded tokens: texts are
         grouped into passes by length (:func:`plan_batches`) so that padding is not paid
         for, and short texts do not wait for a long one, unless a separate pass costs more.
+    :param small_pass_threads: torch intra-op threads for a forward pass of at most
+        :data:`SMALL_PASS_TOKENS` padded tokens (the question, a cascade of sentences);
+        ``None`` leaves torch's setting alone. A small pass is a few hundred tiny
+        operations: with two threads each one waits for the other, and on a busy machine a
+        one-sentence pass measured 520 ms on torch's default 2 threads against 21 ms on one
+        (benchmarks/README.md). Larger passes keep the process's setting. While such a pass
+        runs, the process's torch thread count is lowered (and restored after it): see
+        :func:`torch_threads`.
     :raises MissingExtraError: a path or name was given and sentence-transformers is missing.
-    :raises ConfigError: ``model`` is none of the above, or a bad cache size.
+    :raises ConfigError: ``model`` is none of the above, or a bad cache size, batch size,
+        pass cost or thread count.
     """
 
     def __init__(
-        self, model: object, *, cache_size: int = 50_000, batch_size: int = 64, pass_cost: int = 64
+        self,
+        model: object,
+        *,
+        cache_size: int = 50_000,
+        batch_size: int = 64,
+        pass_cost: int = 64,
+        small_pass_threads: int | None = 1,
     ) -> None:
         if isinstance(cache_size, bool) or not isinstance(cache_size, int) or cache_size < 0:
             raise ConfigError(f"cache_size must be a non-negative int, got {cache_size!r}")
@@ -238,6 +285,10 @@ class Embedder:
             raise ConfigError(f"batch_size must be a positive int, got {batch_size!r}")
         if isinstance(pass_cost, bool) or not isinstance(pass_cost, int) or pass_cost < 0:
             raise ConfigError(f"pass_cost must be a non-negative int (tokens), got {pass_cost!r}")
+        if small_pass_threads is not None and (
+            isinstance(small_pass_threads, bool) or not isinstance(small_pass_threads, int) or small_pass_threads < 1
+        ):
+            raise ConfigError(f"small_pass_threads must be a positive int or None, got {small_pass_threads!r}")
         if isinstance(model, str):
             require()
             if not model.strip():
@@ -252,6 +303,7 @@ class Embedder:
         self.cache_size = cache_size
         self.batch_size = batch_size
         self.pass_cost = pass_cost
+        self.small_pass_threads = small_pass_threads
         self._cache: OrderedDict[bytes, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
         self.calls = 0  # embed calls that reached the model so far
@@ -275,13 +327,15 @@ class Embedder:
             out = np.zeros((len(texts), 0), dtype=np.float32)
             lengths = _token_lengths(model, texts)
             for batch in plan_batches(lengths, max_batch=self.batch_size, pass_cost=self.pass_cost):
-                vecs = model.encode(
-                    [texts[i] for i in batch],
-                    batch_size=len(batch),
-                    convert_to_numpy=True,
-                    normalize_embeddings=True,
-                    show_progress_bar=False,
-                )
+                small = len(batch) * max(lengths[i] for i in batch) <= SMALL_PASS_TOKENS
+                with torch_threads(self.small_pass_threads if small else None):
+                    vecs = model.encode(
+                        [texts[i] for i in batch],
+                        batch_size=len(batch),
+                        convert_to_numpy=True,
+                        normalize_embeddings=True,
+                        show_progress_bar=False,
+                    )
                 self.passes += 1
                 if not out.shape[1]:
                     out = np.zeros((len(texts), vecs.shape[1]), dtype=np.float32)

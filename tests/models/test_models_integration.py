@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from ctxassembly import Assembler, assemble
-from ctxassembly.models import Embedder, embedder_for, load_cross_encoder, model_kind
+from ctxassembly.errors import ConfigError
+from ctxassembly.models import Embedder, embedder_for, load_cross_encoder, model_kind, torch_threads
 from ctxassembly.stages.extract import Extract
 from ctxassembly.stages.rerank import Rerank
 from ctxassembly.stages.semantic import SemanticDedup
@@ -91,6 +92,41 @@ def test_planned_passes_give_the_vectors_of_one_pass(minilm):
     assert emb.passes > 1
     want = minilm.encode(texts, batch_size=len(texts), normalize_embeddings=True, show_progress_bar=False)
     assert np.allclose(got, want, atol=1e-4)
+
+
+def test_small_passes_run_on_one_thread_and_restore_the_setting(minilm, monkeypatch):
+    import torch
+
+    before = torch.get_num_threads()
+    seen = []
+    encode = minilm.encode
+
+    def spy(texts, **kw):
+        seen.append((len(texts), torch.get_num_threads()))
+        return encode(texts, **kw)
+
+    monkeypatch.setattr(minilm, "encode", spy)  # on this instance only; undone after the test
+    Embedder(minilm, cache_size=0).embed(["one short question"])
+    Embedder(minilm, cache_size=0, small_pass_threads=None).embed(["one short question"])
+    assert seen == [(1, 1), (1, before)]
+    assert torch.get_num_threads() == before
+
+
+def test_torch_threads_lowers_and_restores():
+    import torch
+
+    before = torch.get_num_threads()
+    with torch_threads(1):
+        assert torch.get_num_threads() == 1
+    assert torch.get_num_threads() == before
+    with torch_threads(None), torch_threads(before + 1):
+        assert torch.get_num_threads() == before  # never raised, only lowered
+    with pytest.raises(ConfigError, match="small_pass_threads must be a positive int or None, got 0"):
+        Embedder(minilm_fake, small_pass_threads=0)
+
+
+def minilm_fake(texts):
+    return np.ones((len(texts), 3))
 
 
 def test_extract_with_minilm_keeps_the_answer(minilm):
