@@ -14,7 +14,9 @@ is a cross-encoder (:func:`model_kind`).
 bounded LRU cache keyed by a hash of the text, so a paragraph retrieved again for
 another question is never embedded twice. :func:`embedder_for` returns one shared
 Embedder per model, so the reranker, the semantic dedup and the extractor that use the
-same model share one cache.
+same model share one cache. Texts that miss the cache are grouped into forward passes by
+length (:func:`plan_batches`: no short sentence padded to a long chunk), and a small
+pass runs on one torch thread (:func:`torch_threads`), where a second thread only waits.
 """
 
 from __future__ import annotations
