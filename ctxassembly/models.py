@@ -16,7 +16,8 @@ another question is never embedded twice. :func:`embedder_for` returns one share
 Embedder per model, so the reranker, the semantic dedup and the extractor that use the
 same model share one cache. Texts that miss the cache are grouped into forward passes by
 length (:func:`plan_batches`: no short sentence padded to a long chunk), and a small
-pass runs on one torch thread (:func:`torch_threads`), where a second thread only waits.
+pass runs on one torch thread (:func:`torch_threads`): on a busy machine a second
+thread mostly waits for the first.
 """
 
 from __future__ import annotations
