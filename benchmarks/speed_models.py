@@ -29,12 +29,13 @@ import os
 import platform
 import random
 import statistics
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from speed_core import clear_text_caches  # the same first-sight reset as speed.py
 
 from ctxassembly import assemble
 from ctxassembly.models import embedder_for
@@ -50,21 +51,6 @@ def minilm_path() -> str:
 
 def load() -> str:
     return "/".join(f"{x:.1f}" for x in os.getloadavg())
-
-
-def clear_text_caches() -> None:
-    """Empty ctxassembly's module-level text caches and the shared embedding caches."""
-    from ctxassembly import models
-
-    for name, mod in list(sys.modules.items()):
-        if not name.startswith("ctxassembly") or mod is None:
-            continue
-        for obj in list(vars(mod).values()):
-            info = getattr(obj, "cache_info", None)
-            if callable(info) and (info().maxsize or 0) >= 1024:
-                obj.cache_clear()
-    for emb in list(models._SHARED.values()):
-        emb.clear()
 
 
 def timed(fn: Any, repeat: int, before: Any = None) -> list[float]:
