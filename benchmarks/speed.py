@@ -289,7 +289,8 @@ def render(
     lines = [
         f"ctxassembly {ctxassembly.__version__}; budget {args.budget:,} tokens; machine: {machine()}; "
         f"load average {load_start} at the start, {load()} at the end; {seconds / 60:.0f} min for the run. "
-        f"Median ms per call (calls per cell: up to {args.per_cell} questions or {args.cell_seconds:.0f} s; pipelines interleaved question by question); "
+        f"Median ms per call (calls per cell: up to {args.per_cell} questions or {args.cell_seconds:.0f} s; "
+        "pipelines interleaved question by question); "
         "in brackets, the ratio to ctxassembly model-free at first sight.",
         "",
         head,
