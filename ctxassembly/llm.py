@@ -29,12 +29,15 @@ import time
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
 from ctxassembly.eval.readers import _text, as_reader
 from ctxassembly.stages.tables import find_tables
+
+if TYPE_CHECKING:
+    from ctxassembly.stages.base import Context
 
 __all__ = ["Bypass", "LLMCaller", "Reply", "locate", "parse_json", "run_sync"]
 
@@ -279,6 +282,33 @@ class Bypass:
         if estimate > self.latency_budget_ms:
             return f"latency: {calls} calls estimated at {estimate:.0f} ms > budget {self.latency_budget_ms:.0f} ms"
         return None
+
+    def plan(self, stage: str, chunks: list[Chunk], ctx: Context, *, horizon: float, caller: LLMCaller) -> list[int]:
+        """Indices of the chunks an LLM stage sends to the model: in rank order until
+        ``horizon`` budgets of text are ahead, without the chunks these rules leave
+        untouched; empty when the whole set bypasses the model. Every skip is noted
+        under ``stage`` in the report."""
+        tokens = [ctx.count_tokens(c.text) for c in chunks]
+        why = self.whole_set(tokens, ctx.budget)
+        if why is not None:
+            ctx.report.note(stage, "bypass", scope="all", why=why)
+            return []
+        todo: list[int] = []
+        ahead = 0
+        for i, c in enumerate(chunks):
+            if ahead > horizon * ctx.budget:
+                break
+            ahead += tokens[i]
+            skip = self.chunk(c, tokens[i])
+            if skip is not None:
+                ctx.report.note(stage, "bypass", id=c.id, index=c.index, why=skip)
+            else:
+                todo.append(i)
+        why = self.latency(len(todo), caller.concurrency, caller.seconds_per_call)
+        if why is not None:
+            ctx.report.note(stage, "bypass", scope="all", why=why)
+            return []
+        return todo
 
     def chunk(self, chunk: Chunk, tokens: int) -> str | None:
         """Why this chunk is left untouched, or ``None``."""

@@ -159,38 +159,12 @@ class LLMExtract:
         self.min_chars = min_chars
         self.writer = Extract(gap_marker=gap_marker)
 
-    # -- planning ---------------------------------------------------------------------
-    def plan(self, chunks: list[Chunk], ctx: Context) -> list[int] | None:
-        """Indices of the chunks to send to the model (``None``: the whole set bypasses;
-        every skip is noted)."""
-        tokens = [ctx.count_tokens(c.text) for c in chunks]
-        why = self.bypass.whole_set(tokens, ctx.budget)
-        if why is not None:
-            ctx.report.note(self.name, "bypass", scope="all", why=why)
-            return None
-        todo: list[int] = []
-        ahead = 0
-        for i, c in enumerate(chunks):
-            if ahead > self.horizon * ctx.budget:
-                break
-            ahead += tokens[i]
-            skip = self.bypass.chunk(c, tokens[i])
-            if skip is not None:
-                ctx.report.note(self.name, "bypass", id=c.id, index=c.index, why=skip)
-                continue
-            todo.append(i)
-        why = self.bypass.latency(len(todo), self.caller.concurrency, self.caller.seconds_per_call)
-        if why is not None:
-            ctx.report.note(self.name, "bypass", scope="all", why=why)
-            return None
-        return todo
-
     def ask(self, chunk: Chunk, question: str) -> str:
         return self.prompt.format(id=chunk.id, text=chunk.text, question=question)
 
     # -- the stage ----------------------------------------------------------------------
     def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
-        todo = self.plan(chunks, ctx)
+        todo = self.bypass.plan(self.name, chunks, ctx, horizon=self.horizon, caller=self.caller)
         if not todo:
             return chunks
         replies = self.caller.map([self.ask(chunks[i], ctx.question) for i in todo])
@@ -198,7 +172,7 @@ class LLMExtract:
 
     async def arun(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
         """:meth:`run` for callers already inside an event loop."""
-        todo = self.plan(chunks, ctx)
+        todo = self.bypass.plan(self.name, chunks, ctx, horizon=self.horizon, caller=self.caller)
         if not todo:
             return chunks
         replies = await self.caller.amap([self.ask(chunks[i], ctx.question) for i in todo])

@@ -93,33 +93,11 @@ class Summarize:
         self.prompt = prompt
         self.extractor = Extract()
 
-    def plan(self, chunks: list[Chunk], ctx: Context) -> list[int]:
-        tokens = [ctx.count_tokens(c.text) for c in chunks]
-        why = self.bypass.whole_set(tokens, ctx.budget)
-        if why is not None:
-            ctx.report.note(self.name, "bypass", scope="all", why=why)
-            return []
-        todo, ahead = [], 0
-        for i, c in enumerate(chunks):
-            if ahead > self.horizon * ctx.budget:
-                break
-            ahead += tokens[i]
-            skip = self.bypass.chunk(c, tokens[i])
-            if skip is not None:
-                ctx.report.note(self.name, "bypass", id=c.id, index=c.index, why=skip)
-            else:
-                todo.append(i)
-        why = self.bypass.latency(len(todo), self.caller.concurrency, self.caller.seconds_per_call)
-        if why is not None:
-            ctx.report.note(self.name, "bypass", scope="all", why=why)
-            return []
-        return todo
-
     def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
         return run_sync(lambda: self.arun(chunks, ctx))
 
     async def arun(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
-        todo = self.plan(chunks, ctx)
+        todo = self.bypass.plan(self.name, chunks, ctx, horizon=self.horizon, caller=self.caller)
         if not todo:
             return chunks
         prompts = [
