@@ -260,14 +260,17 @@ class Embedder:
     :param pass_cost: the fixed cost of one forward pass, in padded tokens: texts are
         grouped into passes by length (:func:`plan_batches`) so that padding is not paid
         for, and short texts do not wait for a long one, unless a separate pass costs more.
-    :param small_pass_threads: torch intra-op threads for a forward pass of at most
-        :data:`SMALL_PASS_TOKENS` padded tokens (the question, a cascade of sentences);
-        ``None`` leaves torch's setting alone. A small pass is a few hundred tiny
-        operations: with two threads each one waits for the other, and on a busy machine a
-        one-sentence pass measured 520 ms on torch's default 2 threads against 21 ms on one
-        (benchmarks/README.md). Larger passes keep the process's setting. While such a pass
-        runs, the process's torch thread count is lowered (and restored after it): see
-        :func:`torch_threads`.
+    :param small_pass_threads: at most this many torch intra-op threads for a forward pass
+        of at most :data:`SMALL_PASS_TOKENS` padded tokens (the question, a cascade of
+        sentences); ``None`` leaves torch's setting alone. A small pass is a few hundred
+        tiny operations, so more threads mostly wait for each other: 2 (the default) is
+        what torch takes on this 2-core benchmark machine and measured fastest when it is
+        quiet (24 sentence units of 60 characters: 103 ms on 2 threads, 141 ms on 1); on a
+        machine whose other jobs hold a core, 1 is faster (155 ms against 264 ms; one
+        sentence once took 520 ms on 2 threads against 21 ms on 1), so set 1 there
+        (benchmarks/README.md). Larger passes keep the process's setting. While a small
+        pass runs, the process's torch thread count is lowered (and restored after it):
+        see :func:`torch_threads`.
     :raises MissingExtraError: a path or name was given and sentence-transformers is missing.
     :raises ConfigError: ``model`` is none of the above, or a bad cache size, batch size,
         pass cost or thread count.
@@ -280,7 +283,7 @@ class Embedder:
         cache_size: int = 50_000,
         batch_size: int = 64,
         pass_cost: int = 64,
-        small_pass_threads: int | None = 1,
+        small_pass_threads: int | None = 2,
     ) -> None:
         if isinstance(cache_size, bool) or not isinstance(cache_size, int) or cache_size < 0:
             raise ConfigError(f"cache_size must be a non-negative int, got {cache_size!r}")

@@ -94,7 +94,7 @@ def test_planned_passes_give_the_vectors_of_one_pass(minilm):
     assert np.allclose(got, want, atol=1e-4)
 
 
-def test_small_passes_run_on_one_thread_and_restore_the_setting(minilm, monkeypatch):
+def test_small_passes_run_on_at_most_two_threads_and_restore_the_setting(minilm, monkeypatch):
     import torch
 
     before = torch.get_num_threads()
@@ -107,8 +107,9 @@ def test_small_passes_run_on_one_thread_and_restore_the_setting(minilm, monkeypa
 
     monkeypatch.setattr(minilm, "encode", spy)  # on this instance only; undone after the test
     Embedder(minilm, cache_size=0).embed(["one short question"])
+    Embedder(minilm, cache_size=0, small_pass_threads=1).embed(["one short question"])
     Embedder(minilm, cache_size=0, small_pass_threads=None).embed(["one short question"])
-    assert seen == [(1, 1), (1, before)]
+    assert seen == [(1, min(2, before)), (1, 1), (1, before)]
     assert torch.get_num_threads() == before
 
 
