@@ -126,7 +126,7 @@ class Chunk:
         score = get("score")
         if not (type(score) is float and math.isfinite(score)):
             score = _check_score(score, chunk_id)
-        doc_id, title, section, version, date = strs = [get(name) for name in _STR_FIELDS]
+        doc_id, title, section, version, date = get("doc_id"), get("title"), get("section"), get("version"), get("date")
         if not (
             (doc_id is None or type(doc_id) is str)
             and (title is None or type(title) is str)
@@ -134,6 +134,7 @@ class Chunk:
             and (version is None or type(version) is str)
             and (date is None or type(date) is str)
         ):
+            strs = (doc_id, title, section, version, date)
             doc_id, title, section, version, date = (
                 v if v is None else _check_str(name, v, chunk_id) for name, v in zip(_STR_FIELDS, strs, strict=True)
             )
@@ -149,10 +150,11 @@ class Chunk:
         if start is not None and end is not None and end < start:
             raise ChunkError(f"end {end} is before start {start}", field="end", chunk=repr(chunk_id))
         given_meta = get("meta")
-        if data.keys() <= _FIELD_NAMES and not given_meta:
+        extra = data.keys() - _FIELD_NAMES
+        if not extra and not given_meta:
             frozen = _NO_META  # the common record: nothing but known fields
         else:
-            meta = {k: v for k, v in data.items() if k not in _FIELD_NAMES}
+            meta = {k: data[k] for k in data if k in extra}  # in the caller's key order
             if given_meta:
                 if not isinstance(given_meta, Mapping):
                     raise ChunkError(
@@ -173,7 +175,20 @@ class Chunk:
 
     def with_meta(self, **changes: Any) -> Chunk:
         """A copy whose metadata has ``changes`` applied."""
-        return self.evolve(meta=self.meta.updated(**changes))
+        return type(self)(
+            self.id,
+            self.text,
+            self.score,
+            self.doc_id,
+            self.title,
+            self.section,
+            self.version,
+            self.date,
+            self.start,
+            self.end,
+            FrozenMeta._wrap({**self.meta._data, **changes}),
+            self.index,
+        )
 
     def evolve(self, **changes: Any) -> Chunk:
         """A copy with ``changes`` applied: :func:`dataclasses.replace` at a fraction of
@@ -182,9 +197,8 @@ class Chunk:
 
         :raises TypeError: a name that is not a field.
         """
-        unknown = changes.keys() - _FIELD_NAMES
-        if unknown:
-            raise TypeError(f"Chunk has no field(s) {sorted(unknown)}")
+        if not changes.keys() <= _FIELD_NAMES:
+            raise TypeError(f"Chunk has no field(s) {sorted(changes.keys() - _FIELD_NAMES)}")
         get = changes.get
         return type(self)(
             get("id", self.id),

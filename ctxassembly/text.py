@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import math
 import re
 import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
+
+import numpy as np
 
 __all__ = [
     "Lexical",
@@ -42,12 +43,14 @@ _ASCII_SPACE = b" \t\n\v\f\r\x1c\x1d\x1e\x1f"
 _ASCII_LOWER = bytes(c + 32 if 65 <= c <= 90 else c for c in range(256))
 
 
-def _squeezed(text: str) -> str:
+def _squeezed(text: str) -> bytes | str:
     """``normalize(text)`` without its spaces: equal for any two texts whose normalised
-    forms are equal, and for ASCII text one C-level pass."""
+    forms are equal, and for ASCII text one C-level pass (as bytes; a non-ASCII text whose
+    normal form is ASCII gives the same bytes, any other a str)."""
     if text.isascii():
-        return text.encode("ascii").translate(_ASCII_LOWER, _ASCII_SPACE).decode("ascii")
-    return normalize(text).replace(" ", "")
+        return text.encode("ascii").translate(_ASCII_LOWER, _ASCII_SPACE)
+    key = normalize(text).replace(" ", "")
+    return key.encode("ascii") if key.isascii() else key
 
 
 def text_classes(texts: Sequence[str]) -> list[int]:
@@ -55,9 +58,9 @@ def text_classes(texts: Sequence[str]) -> list[int]:
     first appearance: what ``seen.setdefault(normalize(t), len(seen))`` gives, while
     normalising only texts whose cheap squeezed key repeats (most never do)."""
     out: list[int] = []
-    first: dict[str, tuple[str, int]] = {}  # squeezed key -> (its first text, its class)
+    first: dict[bytes | str, tuple[str, int]] = {}  # squeezed key -> (its first text, its class)
     exact: dict[str, int] = {}  # normalised text -> class, filled for repeated keys only
-    opened: set[str] = set()
+    opened: set[bytes | str] = set()
     for text in texts:
         key = _squeezed(text)
         if key not in first:
@@ -196,10 +199,14 @@ class Lexical:
     Inverse document frequencies come from the texts being scored, which is what makes
     a term that every candidate shares (the product name) weigh nothing.
 
-    Only the query's terms are looked up, and only in texts that contain one of them as
-    a substring at all (the others need just their length, see :func:`word_count`).
-    ASCII text is split into words with a byte translation and a C-level split (exactly
-    the ``\\w+`` words, several times faster than the regex); other text by the regex.
+    Only the query's terms are counted, and ASCII texts (the common case) are never split
+    into words: they are joined into one byte string in which one translation lower-cases
+    the letters and turns every other non-word byte into a space. With numpy, a word
+    starts at a non-space byte after a space; a term occurs where a word starts with its
+    first letter, the next bytes spell the rest, and a space follows. Each hit's text is
+    found by binary search on the text offsets. This counts exactly the ``\\w+`` words the
+    regex would, at a fraction of the cost of a Python list of words. Other text goes
+    through the regex.
     """
 
     def __init__(self, texts: Sequence[str], *, k1: float = 1.2, b: float = 0.75) -> None:
@@ -211,48 +218,61 @@ class Lexical:
         if not n:
             return []
         terms = list(dict.fromkeys(query_terms(query)))
-        as_bytes = [t.encode("utf-8") for t in terms]  # a non-ASCII term is never found in ASCII text
-        lengths, counts = [], []
-        for text in self.texts:
-            folded = text.casefold()
-            found = [i for i, t in enumerate(terms) if t in folded]
-            if text.isascii():
-                if found:
-                    ws = _ascii_words(folded)
-                    lengths.append(len(ws))
-                    counts.append({i: ws.count(as_bytes[i]) for i in found})
-                else:
-                    lengths.append(word_count(text))
-                    counts.append({})
-            else:
-                words_ = _WORD.findall(folded)
-                lengths.append(len(words_))
-                counts.append({i: words_.count(terms[i]) for i in found})
-        avg = (sum(lengths) / n) or 1.0
-        weights = []
-        for i in range(len(terms)):
-            df = sum(1 for c in counts if c.get(i))
-            weights.append(math.log(1 + (n - df + 0.5) / (df + 0.5)))
-        out = []
-        k1, b = self.k1, self.b
-        for length, per_term in zip(lengths, counts, strict=True):
-            norm = k1 * (1 - b + b * length / avg)
-            s = 0.0
-            for i, f in per_term.items():
-                if f:
-                    s += weights[i] * f * (k1 + 1) / (f + norm)
-            out.append(s)
-        return out
+        counts = np.zeros((len(terms), n))
+        lengths = np.zeros(n)
+        ascii_ = [i for i, t in enumerate(self.texts) if t.isascii()]
+        if ascii_:
+            _count_ascii([self.texts[i] for i in ascii_], terms, counts, lengths, np.asarray(ascii_))
+        for i, text in enumerate(self.texts):
+            if not text.isascii():
+                words_ = _WORD.findall(text.casefold())
+                lengths[i] = len(words_)
+                for j, t in enumerate(terms):
+                    counts[j, i] = words_.count(t)
+        avg = float(lengths.mean()) or 1.0
+        df = (counts > 0).sum(axis=1)
+        weights = np.log(1 + (n - df + 0.5) / (df + 0.5))
+        norm = self.k1 * (1 - self.b + self.b * lengths / avg)
+        per_term = weights[:, None] * counts * (self.k1 + 1) / (counts + norm[None, :])
+        return [float(x) for x in per_term.sum(axis=0)]
+
+
+def _count_ascii(texts: list[str], terms: list[str], counts: np.ndarray, lengths: np.ndarray, cols: np.ndarray) -> None:
+    """Fill ``lengths[cols]`` (words per text) and ``counts[:, cols]`` (whole-word hits of each
+    term) for ASCII ``texts``, without splitting them into words (see :class:`Lexical`)."""
+    encoded = [t.encode("ascii") for t in texts]
+    # " " + t0 + "  " + t1 + ... + " ": every text starts after a space and ends before one
+    joined = (b" " + b"  ".join(encoded) + b" ").translate(_ASCII_LOWER_WORD)
+    arr = np.frombuffer(joined, dtype=np.uint8)
+    sizes = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
+    starts = np.empty(len(encoded), dtype=np.int64)
+    starts[0] = 1
+    np.cumsum(sizes[:-1] + 2, out=starts[1:])
+    starts[1:] += 1
+    space = arr == 32
+    heads = np.flatnonzero(space[:-1] & ~space[1:]) + 1  # the first byte of every word
+    owner = np.searchsorted(starts, heads, side="right") - 1
+    lengths[cols] = np.bincount(owner, minlength=len(encoded))
+    first = arr[heads]
+    for j, term in enumerate(terms):
+        if not term.isascii():
+            continue  # a non-ASCII term never occurs in ASCII text
+        tb = term.encode("ascii")
+        hit = np.flatnonzero(first == tb[0])
+        pos = heads[hit]
+        for k in range(1, len(tb) + 1):  # the next bytes spell the term, then a space
+            if not pos.size:
+                break
+            keep = arr[pos + k] == (tb[k] if k < len(tb) else 32)
+            pos, hit = pos[keep], hit[keep]
+        if pos.size:
+            counts[j, cols] = np.bincount(owner[hit], minlength=len(encoded))
 
 
 # bytes table: every byte that is not an ASCII word character (regex \w) becomes a space
 _ASCII_NON_WORD = bytes(c if c < 128 and (chr(c).isalnum() or chr(c) == "_") else 32 for c in range(256))
-
-
-@lru_cache(maxsize=16384)
-def _ascii_words(folded: str) -> tuple[bytes, ...]:
-    # cached: a chunk retrieved again (the common case) is not split again
-    return tuple(folded.encode("ascii").translate(_ASCII_NON_WORD).split())
+# the same, with ASCII letters lower-cased
+_ASCII_LOWER_WORD = bytes(_ASCII_LOWER[c] if _ASCII_NON_WORD[c] != 32 else 32 for c in range(256))
 
 
 # bytes table: ASCII word characters become "a", everything else a space

@@ -22,7 +22,8 @@ def both():
 
 @pytest.mark.parametrize("budget", [500, 1000, 2000])
 @pytest.mark.parametrize("question", [q for q, _, _ in SAMPLE_QUESTIONS])
-def test_forty_candidates_are_never_cut(both, question, budget):
+def test_forty_demo_candidates_are_not_cut(both, question, budget):
+    # the version stage leaves fewer than the horizon's 20-chunk floor of the 40
     cands = retriever().retrieve(question, k=40)
     on, off = (a.run(question, cands, budget=budget) for a in both)
     assert outcome(on) == outcome(off)
@@ -48,8 +49,8 @@ def test_every_chunk_beyond_the_horizon_has_one_fate_with_its_rank():
     assert len(beyond) == cut["of"] - cut["head"]
     assert sorted(d.detail["rank"] for d in beyond) == list(range(cut["head"], cut["of"]))
     assert {d.stage for d in beyond} == {"horizon"}
-    assert {d.detail["horizon"] for d in beyond} == {8 * 500}
-    assert cut["head"] >= 50
+    assert {d.detail["horizon"] for d in beyond} == {4 * 500}
+    assert cut["head"] >= 20
     assert res.report.stage_counts["horizon"] == {"in": cut["of"], "out": cut["head"]}
 
 

@@ -33,7 +33,7 @@ class Horizon:
 
     Usage (the default :class:`~ctxassembly.Assembler` places it after relevance)::
 
-        Assembler(horizon=8)     # the head holds ~8 budgets of text (the default)
+        Assembler(horizon=4)     # the head holds ~4 budgets of text (the default)
         Assembler(horizon=None)  # every candidate goes through every stage
 
     :param multiple: how many budgets of (estimated) text the head holds.
@@ -49,7 +49,7 @@ class Horizon:
     name = "horizon"
 
     def __init__(
-        self, multiple: float = 8.0, *, min_chunks: int = 50, chars_per_token: float = 4.0, slack: float = 0.1
+        self, multiple: float = 4.0, *, min_chunks: int = 20, chars_per_token: float = 4.0, slack: float = 0.1
     ) -> None:
         if isinstance(multiple, bool) or not isinstance(multiple, (int, float)) or not multiple >= 1:
             raise ConfigError(f"horizon must be a number of budgets >= 1 (or None for no horizon), got {multiple!r}")
