@@ -87,12 +87,6 @@ def words(text: str) -> list[str]:
 
 
 @lru_cache(maxsize=16384)
-def word_bag(text: str) -> Counter[str]:
-    """Word counts of ``text`` (cached: candidates repeat across calls; do not mutate)."""
-    return Counter(words(text))
-
-
-@lru_cache(maxsize=16384)
 def shingles(text: str, k: int = 5) -> frozenset[int]:
     """Hashed word ``k``-shingles of ``text`` (a text shorter than k is one shingle)."""
     w = words(normalize(text))
