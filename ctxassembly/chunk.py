@@ -139,14 +139,11 @@ class Chunk:
                 v if v is None else _check_str(name, v, chunk_id) for name, v in zip(_STR_FIELDS, strs, strict=True)
             )
         start, end = get("start"), get("end")
-        for name, value in (("start", start), ("end", end)):
-            if (
-                value is not None
-                and (type(value) is not int or value < 0)  # the fast test, then the full one
-                and (not isinstance(value, int) or isinstance(value, bool) or value < 0)
-            ):
-                msg = f"expected a non-negative int or None, got {value!r}"
-                raise ChunkError(msg, field=name, chunk=repr(chunk_id))
+        if not (
+            (start is None or (type(start) is int and start >= 0))  # the fast test, then the full one
+            and (end is None or (type(end) is int and end >= 0))
+        ):
+            _check_offsets(start, end, chunk_id)
         if start is not None and end is not None and end < start:
             raise ChunkError(f"end {end} is before start {start}", field="end", chunk=repr(chunk_id))
         given_meta = get("meta")
@@ -232,6 +229,12 @@ def _check_str(name: str, value: object, chunk_id: str) -> str:
     if isinstance(value, str):
         return value
     raise ChunkError(f"expected str or None, got {type(value).__name__} {value!r}", field=name, chunk=repr(chunk_id))
+
+
+def _check_offsets(start: object, end: object, chunk_id: str) -> None:
+    for name, value in (("start", start), ("end", end)):
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
+            raise ChunkError(f"expected a non-negative int or None, got {value!r}", field=name, chunk=repr(chunk_id))
 
 
 def _check_score(score: object, chunk_id: str) -> float | None:

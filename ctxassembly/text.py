@@ -244,23 +244,22 @@ def _count_ascii(texts: list[str], terms: list[str], counts: np.ndarray, lengths
     np.cumsum(sizes[:-1] + 2, out=starts[1:])
     starts[1:] += 1
     space = arr == 32
-    heads = np.flatnonzero(space[:-1] & ~space[1:]) + 1  # the first byte of every word
-    owner = np.searchsorted(starts, heads, side="right") - 1
-    lengths[cols] = np.bincount(owner, minlength=len(encoded))
+    before_head = space[:-1] & ~space[1:]  # [p] is true when a word starts at p + 1
+    heads = np.flatnonzero(before_head) + 1
+    lengths[cols] = np.add.reduceat(before_head, starts - 1, dtype=np.int64)  # words per text
     first = arr[heads]
     for j, term in enumerate(terms):
         if not term.isascii():
             continue  # a non-ASCII term never occurs in ASCII text
         tb = term.encode("ascii")
-        hit = np.flatnonzero(first == tb[0])
-        pos = heads[hit]
+        pos = heads[first == tb[0]]
         for k in range(1, len(tb) + 1):  # the next bytes spell the term, then a space
             if not pos.size:
                 break
-            keep = arr[pos + k] == (tb[k] if k < len(tb) else 32)
-            pos, hit = pos[keep], hit[keep]
+            pos = pos[arr[pos + k] == (tb[k] if k < len(tb) else 32)]
         if pos.size:
-            counts[j, cols] = np.bincount(owner[hit], minlength=len(encoded))
+            owner = np.searchsorted(starts, pos, side="right") - 1
+            counts[j, cols] = np.bincount(owner, minlength=len(encoded))
 
 
 # bytes table: every byte that is not an ASCII word character (regex \w) becomes a space

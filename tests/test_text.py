@@ -76,3 +76,20 @@ def test_text_classes_number_normalised_texts_in_order_of_first_appearance():
     seen: dict[str, int] = {}
     assert text_classes(texts) == [seen.setdefault(normalize(t), len(seen)) for t in texts]
     assert text_classes([]) == []
+
+
+def test_bm25_matches_the_regex_bags_on_random_mixed_texts():
+    """Words at text edges, repeated terms, digits, underscores, non-ASCII texts and terms,
+    empty texts: the byte-level counting must give the regex word bags' scores."""
+    import random
+
+    rng = random.Random(1)
+    vocab = ["model", "Model", "field", "5", "1", "django", "x_y", "ß", "straße", "été", "a", "1.1", "MODEL.model", ""]
+    seps = ["", " ", ".", ",", "\n", "--"]
+    for _ in range(300):
+        texts = [
+            " ".join(rng.choice(vocab) + rng.choice(seps) for _ in range(rng.randint(0, 30)))
+            for _ in range(rng.randint(1, 12))
+        ]
+        query = " ".join(rng.choice(vocab) for _ in range(rng.randint(0, 6)))
+        assert Lexical(texts).scores(query) == pytest.approx(_old_bm25(texts, query), abs=1e-9)
