@@ -172,20 +172,7 @@ class Chunk:
 
     def with_meta(self, **changes: Any) -> Chunk:
         """A copy whose metadata has ``changes`` applied."""
-        return type(self)(
-            self.id,
-            self.text,
-            self.score,
-            self.doc_id,
-            self.title,
-            self.section,
-            self.version,
-            self.date,
-            self.start,
-            self.end,
-            FrozenMeta._wrap({**self.meta._data, **changes}),
-            self.index,
-        )
+        return self.evolve(meta=FrozenMeta._wrap({**self.meta._data, **changes}))
 
     def evolve(self, **changes: Any) -> Chunk:
         """A copy with ``changes`` applied: :func:`dataclasses.replace` at a fraction of
