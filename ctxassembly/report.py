@@ -67,11 +67,7 @@ class Report:
     # -- writing (used by stages) -------------------------------------------------------
     def drop(self, chunk: Chunk, stage: str, reason: str, **detail: Any) -> None:
         """Record that ``chunk`` leaves at ``stage`` for ``reason``."""
-        index = _index(chunk)
-        decision = Decision(index, chunk.id, stage, reason, detail)  # **detail is a fresh dict
-        if index in self._fates:
-            self._set(decision)  # raises, naming both fates
-        self._fates[index] = decision
+        self._set(Decision(_index(chunk), chunk.id, stage, reason, detail))  # **detail is a fresh dict
 
     def drop_index(self, index: int, chunk_id: str, stage: str, reason: str, **detail: Any) -> None:
         self._set(Decision(index, chunk_id, stage, reason, detail))

@@ -17,7 +17,6 @@ __all__ = [
     "normalize",
     "shingles",
     "text_classes",
-    "word_count",
     "words",
 ]
 
@@ -214,15 +213,17 @@ class Lexical:
         terms = list(dict.fromkeys(query_terms(query)))
         counts = np.zeros((len(terms), n))
         lengths = np.zeros(n)
-        ascii_ = [i for i, t in enumerate(self.texts) if t.isascii()]
+        ascii_: list[int] = []
+        other: list[int] = []
+        for i, text in enumerate(self.texts):
+            (ascii_ if text.isascii() else other).append(i)
         if ascii_:
             _count_ascii([self.texts[i] for i in ascii_], terms, counts, lengths, np.asarray(ascii_))
-        for i, text in enumerate(self.texts):
-            if not text.isascii():
-                words_ = _WORD.findall(text.casefold())
-                lengths[i] = len(words_)
-                for j, t in enumerate(terms):
-                    counts[j, i] = words_.count(t)
+        for i in other:
+            words_ = _WORD.findall(self.texts[i].casefold())
+            lengths[i] = len(words_)
+            for j, t in enumerate(terms):
+                counts[j, i] = words_.count(t)
         avg = float(lengths.mean()) or 1.0
         df = (counts > 0).sum(axis=1)
         weights = np.log(1 + (n - df + 0.5) / (df + 0.5))
@@ -266,18 +267,3 @@ def _count_ascii(texts: list[str], terms: list[str], counts: np.ndarray, lengths
 _ASCII_NON_WORD = bytes(c if c < 128 and (chr(c).isalnum() or chr(c) == "_") else 32 for c in range(256))
 # the same, with ASCII letters lower-cased
 _ASCII_LOWER_WORD = bytes(_ASCII_LOWER[c] if _ASCII_NON_WORD[c] != 32 else 32 for c in range(256))
-
-
-# bytes table: ASCII word characters become "a", everything else a space
-_ASCII_WORD_A = bytes(97 if c < 128 and (chr(c).isalnum() or chr(c) == "_") else 32 for c in range(256))
-
-
-def word_count(text: str) -> int:
-    """Words (``\\w+`` runs) of ``text``, counted as :class:`Lexical` counts them.
-
-    ASCII text (the common case) becomes runs of "a" between spaces; each word then
-    starts exactly one " a", which ``bytes.count`` finds at C speed.
-    """
-    if text.isascii():
-        return (b" " + text.encode("ascii").translate(_ASCII_WORD_A)).count(b" a")
-    return len(_WORD.findall(text))

@@ -6,7 +6,7 @@ from collections import Counter
 import pytest
 
 from ctxassembly.demo import load_corpus
-from ctxassembly.text import Lexical, normalize, query_terms, shingles, text_classes, word_count, words
+from ctxassembly.text import Lexical, normalize, query_terms, shingles, text_classes, words
 
 pytestmark = pytest.mark.unit
 
@@ -45,10 +45,9 @@ def _old_bm25(texts, query, k1=1.2, b=0.75):
     return out
 
 
-def test_words_word_count_and_normalize_match_the_regex_definitions():
+def test_words_and_normalize_match_the_regex_definitions():
     for t in TEXTS:
         assert words(t) == _WORD.findall(t.casefold()), t
-        assert word_count(t) == len(_WORD.findall(t)), t
         assert normalize(t) == _old_normalize(t), t
 
 
