@@ -7,24 +7,36 @@ copy to ``benchmarks/results/NAME.md``, so one command regenerates what the READ
 
 from __future__ import annotations
 
-import json
 import os
 import platform
 import re
 from pathlib import Path
 from typing import Any
 
+from ctxassembly.jsonl import read_jsonl
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-DEFAULT_QUESTIONS = ROOT.parent / "shared" / "bench" / "data" / "django" / "questions.jsonl"
+DATA = HERE / "data"  # the dev corpora, vendored and compressed (see data/README.md)
+DEFAULT_QUESTIONS = DATA / "django" / "questions.jsonl.gz"
+# The benchmark's own scorer stays outside the repository (it is the outside judge); the
+# scripts that cross-check against it look for it beside the checkout and skip otherwise.
+SCORER = ROOT.parent / "shared" / "bench" / "score.py"
 RESULTS = HERE / "results"
 README = HERE / "README.md"
 
 
 def load_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """The benchmark records of a ``questions.jsonl`` (blank lines skipped)."""
-    with open(path, encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
+    """The benchmark records of a ``questions.jsonl`` (``.gz`` / ``.xz`` read directly)."""
+    return list(read_jsonl(path))
+
+
+def load_corpus(folder: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """Every chunk of a corpus folder's ``corpus.jsonl`` (or its ``.xz`` / ``.gz`` copy)."""
+    for name in ("corpus.jsonl", "corpus.jsonl.xz", "corpus.jsonl.gz"):
+        if (Path(folder) / name).exists():
+            return list(read_jsonl(Path(folder) / name))
+    raise FileNotFoundError(f"no corpus.jsonl (.xz, .gz) in {folder}")
 
 
 def load() -> str:

@@ -1,4 +1,4 @@
-"""Benchmark adapters for /work/shared/bench/score.py: ``(record, budget) -> list[dict]``.
+"""Benchmark adapters for the benchmark scorer (score.py, outside this repository): ``(record, budget) -> list[dict]``.
 
 Fair use of a record: only ``question``, ``candidates`` and, when the question names
 its version (``version_explicit``), ``target_version``. Never the gold/answer/wrong fields.

@@ -21,13 +21,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _tables import DEFAULT_QUESTIONS, RESULTS, load, load_records, machine, pct, publish
+from _tables import DEFAULT_QUESTIONS, RESULTS, SCORER, load, load_records, machine, pct, publish
 from peers import LABELS, PIPELINES, build
 
 from ctxassembly.eval.metrics import context_metrics, summarize
 from ctxassembly.eval.questions import Question
 
-SCORER = DEFAULT_QUESTIONS.parents[2] / "score.py"
 UNBUDGETED = {"naive_topk"}  # ignores the budget by design: a reference, not a competitor
 
 

@@ -5,18 +5,19 @@ edits until the list is long enough, so version filtering, exact and near dedup 
 LSH) and the injection scan all do real work. Peak RSS is the process's high-water mark
 (``ru_maxrss``) after the call minus before it, and tracemalloc's peak for the call.
 
-    python benchmarks/scale.py [--n 100000] [--bench ../shared/bench]
+    python benchmarks/scale.py [--n 100000] [--data benchmarks/data/django]
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import resource
 import time
 import tracemalloc
 from pathlib import Path
+
+from _tables import DATA, load_corpus
 
 from ctxassembly import Assembler
 
@@ -27,9 +28,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=100_000)
     ap.add_argument("--budget", type=int, default=2000)
-    ap.add_argument("--bench", default=str(HERE.parents[1] / "shared" / "bench"))
+    ap.add_argument("--data", default=str(DATA / "django"), help="a corpus folder (corpus.jsonl, .xz)")
     args = ap.parse_args()
-    corpus = [json.loads(line) for line in (Path(args.bench) / "data" / "django" / "corpus.jsonl").open()]
+    corpus = load_corpus(args.data)
     rng = random.Random(0)
     cands = []
     while len(cands) < args.n:

@@ -34,7 +34,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from _tables import DEFAULT_QUESTIONS, RESULTS, load, load_records, machine, publish
+from _tables import DEFAULT_QUESTIONS, RESULTS, load, load_corpus, load_records, machine, publish
 from peers import LABELS, Ctx, LangChain, build
 from speed_core import clear_text_caches
 
@@ -202,8 +202,7 @@ def main() -> None:
         publish("speed_core", core_table({(r["pipeline"], r["n"]): r for r in rows}, args.budget))
         return
     records = load_records(args.questions)
-    corpus_path = Path(args.questions).parent / "corpus.jsonl"
-    corpus = [json.loads(x) for x in corpus_path.read_text(encoding="utf-8").splitlines() if x.strip()]
+    corpus = load_corpus(Path(args.questions).parent)
     for c in corpus:
         c.pop("tokens", None), c.pop("release", None)
     sizes = [int(s) for s in args.sizes.split(",")]

@@ -8,13 +8,12 @@ Each list is assembled at **first sight** (every text cache emptied, a new Assem
 repeated call, the growth from 1,000 to 10,000, peak traced memory of one call, and the
 median milliseconds of each stage at first sight.
 
-    python benchmarks/speed_core.py [--bench ../shared/bench] [--sizes 40,200,1000,10000]
+    python benchmarks/speed_core.py [--data benchmarks/data/django] [--sizes 40,200,1000,10000]
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import random
@@ -23,6 +22,8 @@ import sys
 import time
 import tracemalloc
 from pathlib import Path
+
+from _tables import DATA, load_corpus, load_records
 
 from ctxassembly import Assembler
 
@@ -56,13 +57,12 @@ def enlarged(record: dict, corpus: list[dict], n: int, rng: random.Random) -> li
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--bench", default=str(HERE.parents[1] / "shared" / "bench"))
+    ap.add_argument("--data", default=str(DATA / "django"), help="a corpus folder (questions, corpus)")
     ap.add_argument("--sizes", default="40,200,1000,10000")
     ap.add_argument("--budget", type=int, default=1000)
     args = ap.parse_args()
-    data = Path(args.bench) / "data" / "django"
-    records = [json.loads(line) for line in (data / "questions.jsonl").read_text().splitlines()]
-    corpus = [json.loads(line) for line in (data / "corpus.jsonl").read_text().splitlines()]
+    records = load_records(Path(args.data) / "questions.jsonl.gz")
+    corpus = load_corpus(args.data)
     for c in corpus:
         c.pop("tokens", None), c.pop("release", None)
     rng = random.Random(0)

@@ -35,6 +35,7 @@ from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from _tables import DATA, load_corpus, load_records
 from speed_core import clear_text_caches  # the same first-sight reset as speed.py
 
 from ctxassembly import assemble
@@ -70,7 +71,7 @@ def fmt(ms: float) -> str:
 
 def main() -> None:  # noqa: PLR0915 - one measurement script, read top to bottom
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--bench", default=str(HERE.parents[1] / "shared" / "bench"))
+    ap.add_argument("--data", default=str(DATA / "django"), help="a corpus folder (questions, corpus)")
     ap.add_argument("--questions", type=int, default=5)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--budget", type=int, default=1000)
@@ -96,9 +97,8 @@ def main() -> None:  # noqa: PLR0915 - one measurement script, read top to botto
         ]
     )
     emb = embedder_for(model)
-    data = Path(args.bench) / "data" / "django"
-    records = [json.loads(line) for line in (data / "questions.jsonl").open()][: args.questions]
-    corpus = [json.loads(line) for line in (data / "corpus.jsonl").open()]
+    records = load_records(Path(args.data) / "questions.jsonl.gz")[: args.questions]
+    corpus = load_corpus(args.data)
     rng = random.Random(0)
     start, t_start = load(), time.time()
     print(

@@ -49,7 +49,7 @@ def _item(obj: object, i: int) -> Item:
     """``(question, candidates, target_version)`` from a mapping or a labelled Question.
 
     A labelled record with ``version_explicit`` false passes no version: a fair call tells
-    the pipeline the version only when the user named it (see ../shared/bench/README.md).
+    the pipeline the version only when the user named it (the benchmark's "fair use of a record").
 
     :raises ConfigError: no question string or no candidate list, naming the item.
     """

@@ -36,6 +36,7 @@ from ctxassembly.assembler import Assembler
 from ctxassembly.errors import ConfigError
 from ctxassembly.eval.metrics import context_metrics
 from ctxassembly.eval.questions import Question
+from ctxassembly.jsonl import read_jsonl
 
 __all__ = ["Calibration", "Point", "calibrate", "command", "score_grid"]
 
@@ -272,8 +273,7 @@ def command(  # noqa: PLR0917 - typer maps each parameter to a CLI option
     """Find the relevance and near-dup thresholds that keep the answer most often within a
     budget on a labelled sample, and print the curve."""
     try:
-        with questions.open(encoding="utf-8") as f:
-            records = [json.loads(line) for line in f if line.strip()][:limit]
+        records = list(read_jsonl(questions))[:limit]
         options: dict[str, Any] = {}
         if encoder is not None:  # one model for both; the assembler shares its cache
             options = {"reranker": encoder, "embedder": encoder}

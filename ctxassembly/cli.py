@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -15,6 +14,7 @@ from rich.table import Table
 from ctxassembly.assembler import Assembled, assemble
 from ctxassembly.errors import ChunkError, ConfigError
 from ctxassembly.eval.cli import register as register_eval  # light: the readers import torch on use
+from ctxassembly.jsonl import open_text
 
 app = typer.Typer(help="Context assembly for RAG: filter, de-duplicate, version, budget, order and label chunks.")
 register_eval(app)  # eval (A/B runner), probe, dilution, histogram
@@ -24,7 +24,11 @@ console = Console(width=110)
 
 def _read_candidates(path: str) -> tuple[list[dict[str, Any]], str | None]:
     """JSON (a list, or an object with ``candidates`` and maybe ``question``) or JSONL."""
-    raw = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    if path == "-":
+        raw = sys.stdin.read()
+    else:
+        with open_text(path) as f:
+            raw = f.read()
     text = raw.strip()
     if text.startswith("["):
         return json.loads(text), None

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from ctxassembly.chunk import Chunk
+from ctxassembly.jsonl import read_jsonl
 from ctxassembly.report import Report
 from ctxassembly.stages.base import Context
 from ctxassembly.tokens import get_counter
@@ -44,13 +46,38 @@ def fates(ctx: Context) -> dict[int, str]:
     return {i: d.reason for i, d in ctx.report._fates.items()}
 
 
+REPO = Path(__file__).resolve().parents[1]
+
+
+@dataclass(frozen=True)
+class DevData:
+    """The dev benchmark data vendored in ``benchmarks/data/<corpus>/`` (compressed).
+
+    ``$CTXASSEMBLY_BENCH`` may point at another benchmark folder (with ``data/<corpus>/``).
+    """
+
+    root: Path
+
+    def path(self, corpus: str, name: str = "questions.jsonl") -> Path:
+        """The file ``name`` of ``corpus``, plain or as its ``.gz`` / ``.xz`` copy."""
+        for candidate in (name, f"{name}.gz", f"{name}.xz"):
+            if (self.root / corpus / candidate).exists():
+                return self.root / corpus / candidate
+        pytest.fail(f"benchmark file {corpus}/{name} (.gz, .xz) not found under {self.root}")
+
+    def records(self, corpus: str = "django") -> list[dict[str, Any]]:
+        """The labelled questions of ``corpus``, as the benchmark's records."""
+        return list(read_jsonl(self.path(corpus)))
+
+    def corpus(self, corpus: str = "django") -> list[dict[str, Any]]:
+        """Every chunk of ``corpus``'s documentation, as dicts."""
+        return list(read_jsonl(self.path(corpus, "corpus.jsonl")))
+
+
 @pytest.fixture(scope="session")
-def bench_dir() -> Path:
-    """The shared benchmark folder: $CTXASSEMBLY_BENCH, else ../shared/bench beside the checkout."""
-    path = Path(os.environ.get("CTXASSEMBLY_BENCH", Path(__file__).resolve().parents[2] / "shared" / "bench"))
-    if not (path / "data" / "django" / "questions.jsonl").exists():
-        pytest.fail(f"benchmark data not found at {path}; set CTXASSEMBLY_BENCH to the shared/bench folder")
-    return path
+def dev_data() -> DevData:
+    env = os.environ.get("CTXASSEMBLY_BENCH")
+    return DevData(Path(env) / "data" if env else REPO / "benchmarks" / "data")
 
 
 @pytest.fixture

@@ -13,9 +13,8 @@ pytestmark = pytest.mark.unit
 
 
 @pytest.fixture(scope="module")
-def records(bench_dir):
-    path = bench_dir / "data" / "django" / "questions.jsonl"
-    return [json.loads(line) for line in path.read_text().splitlines()]
+def records(dev_data):
+    return dev_data.records("django")
 
 
 def test_a_real_benchmark_record(records):

@@ -9,8 +9,8 @@ pytestmark = pytest.mark.unit
 runner = CliRunner()
 
 
-def test_assemble_json_out(tmp_path, bench_dir):
-    rec = json.loads((bench_dir / "data" / "django" / "questions.jsonl").read_text().splitlines()[0])
+def test_assemble_json_out(tmp_path, dev_data):
+    rec = dev_data.records("django")[0]
     f = tmp_path / "cands.json"
     f.write_text(json.dumps({"question": rec["question"], "candidates": rec["candidates"]}))
     r = runner.invoke(app, ["assemble", str(f), "--budget", "800", "--format", "json"])

@@ -1,7 +1,6 @@
 """Robustness: bad input, huge input, concurrency (issue: robustness and security)."""
 
 import asyncio
-import json
 import math
 import random
 import tracemalloc
@@ -16,8 +15,8 @@ pytestmark = pytest.mark.unit
 
 
 @pytest.fixture(scope="module")
-def records(bench_dir):
-    return [json.loads(line) for line in (bench_dir / "data" / "django" / "questions.jsonl").read_text().splitlines()]
+def records(dev_data):
+    return dev_data.records("django")
 
 
 @pytest.mark.parametrize(

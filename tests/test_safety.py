@@ -1,4 +1,3 @@
-import json
 
 import pytest
 
@@ -81,9 +80,8 @@ def test_bad_policy():
         Safety("ignore")  # type: ignore[arg-type]
 
 
-def test_false_positives_on_the_real_django_docs_stay_under_half_a_percent(bench_dir):
-    corpus = bench_dir / "data" / "django" / "corpus.jsonl"
-    rows = [json.loads(line) for line in corpus.read_text().splitlines()]
+def test_false_positives_on_the_real_django_docs_stay_under_half_a_percent(dev_data):
+    rows = dev_data.corpus("django")
     flagged = [(r["id"], find_injections(r["text"])) for r in rows]
     flagged = [(i, f) for i, f in flagged if f]
     for cid, spans in flagged:  # listed for review in the test output (-rA / -s)

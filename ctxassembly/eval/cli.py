@@ -17,6 +17,7 @@ from typing import Annotated, Any
 import typer
 
 from ctxassembly.errors import ChunkError, ConfigError
+from ctxassembly.jsonl import read_jsonl
 
 QuestionsArg = Annotated[
     Path | None, typer.Argument(help="JSONL of labelled questions (default: the bundled demo questions)")
@@ -113,7 +114,7 @@ def probe_cmd(  # noqa: PLR0917 - typer reads the options from the signature
 
         pool = None
         if chunks is not None:
-            pool = [json.loads(x) for x in chunks.read_text(encoding="utf-8").splitlines() if x.strip()]
+            pool = list(read_jsonl(chunks))
         result = planted_fact_probe(
             load_reader(reader, max_new_tokens=max_new_tokens, threads=threads),
             pool,

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxassembly.errors import ConfigError
+from ctxassembly.jsonl import open_text
 
 __all__ = ["Question", "demo_questions", "load_questions"]
 
@@ -104,12 +105,12 @@ class Question:
 
 
 def load_questions(path: str | Path, limit: int | None = None) -> list[Question]:
-    """Read a JSONL file of labelled questions (blank lines skipped).
+    """Read a JSONL file of labelled questions (blank lines skipped; ``.gz`` / ``.xz`` read directly).
 
     :raises ConfigError: a line that is not JSON or not a valid question (with its line).
     """
     out: list[Question] = []
-    with Path(path).open(encoding="utf-8") as f:
+    with open_text(path) as f:
         for n, line in enumerate(f, 1):
             if not line.strip():
                 continue

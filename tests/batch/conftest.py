@@ -4,17 +4,17 @@ for the whole session (starting Ray takes seconds; every Ray test shares it)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from ctxassembly.eval.questions import Question, load_questions
+from tests.conftest import DevData
 
 
 @pytest.fixture(scope="session")
-def dev_questions(bench_dir: Path) -> list[Question]:
-    return load_questions(bench_dir / "data" / "django" / "questions.jsonl")
+def dev_questions(dev_data: DevData) -> list[Question]:
+    return load_questions(dev_data.path("django"))
 
 
 @pytest.fixture(scope="session")

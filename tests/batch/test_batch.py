@@ -155,14 +155,14 @@ def test_cli_rejects_an_unknown_engine() -> None:
 
 @pytest.mark.integration
 @pytest.mark.slow
-def test_cli_engine_ray_prints_the_same_metrics(local_ray: Any, bench_dir: Any, tmp_path: Any) -> None:
+def test_cli_engine_ray_prints_the_same_metrics(local_ray: Any, dev_data: Any, tmp_path: Any) -> None:
     import json
 
     from typer.testing import CliRunner
 
     from ctxassembly.cli import app
 
-    path = str(bench_dir / "data" / "django" / "questions.jsonl")
+    path = str(dev_data.path("django"))
     args = ["eval", path, "--budget", "1000", "--limit", "6", "--pipeline", "assembler"]
     local = CliRunner().invoke(app, [*args, "--engine", "local", "--json", str(tmp_path / "local.json")])
     remote = CliRunner().invoke(app, [*args, "--engine", "ray", "--json", str(tmp_path / "ray.json")])

@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 from ctxassembly.cli import app as main_app
 from ctxassembly.errors import ConfigError
 from ctxassembly.eval.cli import app, load_reader
+from tests.conftest import DevData
 
 pytestmark = pytest.mark.unit
 
@@ -49,9 +50,9 @@ def test_the_commands_are_top_level(command: str) -> None:
     assert f"ctxassembly {command}" in result.output or "Usage" in result.output
 
 
-def test_acceptance_two_budgets_on_the_bench_questions(bench_dir: Path, tmp_path: Path) -> None:
+def test_acceptance_two_budgets_on_the_bench_questions(dev_data: DevData, tmp_path: Path) -> None:
     # the acceptance command: ctxassembly eval questions.jsonl --budget 1000 --budget 500
-    path = bench_dir / "data" / "django" / "questions.jsonl"
+    path = dev_data.path("django")  # questions.jsonl.gz, read directly
     out = tmp_path / "ab.json"
     result = runner.invoke(main_app, ["eval", str(path), "--budget", "1000", "--budget", "500", "--json", str(out)])
     assert result.exit_code == 0, result.output

@@ -11,14 +11,14 @@ from typer.testing import CliRunner
 from ctxassembly.calibrate import calibrate, score_grid
 from ctxassembly.cli import app
 from ctxassembly.errors import ConfigError
+from tests.conftest import DevData
 
 pytestmark = pytest.mark.unit
 
 
 @pytest.fixture(scope="module")
-def records(bench_dir: Path) -> list[dict[str, object]]:
-    with (bench_dir / "data" / "django" / "questions.jsonl").open(encoding="utf-8") as f:
-        return [json.loads(line) for line in f][:6]
+def records(dev_data: DevData) -> list[dict[str, object]]:
+    return dev_data.records("django")[:6]
 
 
 def test_score_grid_is_taken_from_the_sample(records: list[dict[str, object]]) -> None:
@@ -65,8 +65,8 @@ def test_bad_input_raises(records: list[dict[str, object]], kwargs: dict[str, ob
         calibrate(records, **kwargs)  # type: ignore[arg-type]
 
 
-def test_cli(bench_dir: Path, tmp_path: Path) -> None:
-    data = bench_dir / "data" / "django" / "questions.jsonl"
+def test_cli(dev_data: DevData, tmp_path: Path) -> None:
+    data = dev_data.path("django")  # the compressed copy, read directly
     out = tmp_path / "curve.json"
     runner = CliRunner()
     res = runner.invoke(

@@ -10,7 +10,6 @@ it): same ids, same texts, same order, hence the same scores on every metric.
 from __future__ import annotations
 
 import asyncio
-import json
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -28,8 +27,8 @@ BUDGETS = (500, 1000)
 
 
 @pytest.fixture(scope="module")
-def records(bench_dir) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in (bench_dir / "data" / "django" / "questions.jsonl").read_text().splitlines()]
+def records(dev_data) -> list[dict[str, Any]]:
+    return dev_data.records("django")
 
 
 def _version(record: dict[str, Any]) -> str | None:
