@@ -1,0 +1,805 @@
+"""Instruction-like text in retrieved documents, found by what it does.
+
+A retrieved chunk is data. Text inside it that tries to act on whoever reads the
+context falls into a few classes, whatever the wording:
+
+``override``
+    discards the user's question or the instructions given so far ("disregard the
+    question", "forget your rules", "set aside the instructions above", "you are now …").
+``authority``
+    speaks as someone the reader should obey — a system / admin / security / maintainer /
+    vendor / release-team notice, an urgent warning in capitals — and goes on to steer
+    the answer, claim the documentation is wrong, or demand something.
+``exfiltration``
+    asks for secrets (passwords, keys, tokens, credentials, the prompt) to be revealed,
+    or to be sent, emailed or posted somewhere.
+``role_marker``
+    chat-template and role markers (``<|im_start|>``, ``[INST]``, ``### System:``, a line
+    ``Assistant: …``) and tags that would close or open a block of the layout.
+``hidden``
+    a hidden channel: an instruction inside an HTML / Markdown / reST comment or an
+    invisible element, or carried by Unicode tag characters, bidi controls, zero-width
+    characters or look-alike letters inside words.
+``answer_forcing``
+    dictates the answer ("the correct answer is", "always reply with", "tell users that").
+``addressed``
+    text addressed to a model or an assistant ("to the AI reading this page", "if you
+    are a language model", "assistants answering questions about it must …").
+
+Each class is a combination of weak signals — a verb at the start of a clause (the
+imperative), second person, an obligation, a target such as "the question", "the user",
+"your answer", a model noun, a notice header, a secret, a destination — rather than a
+list of sentences; the words come in English, German, French and Spanish. Documentation
+that *describes* such things (an ``--ignore`` flag, "disregard this warning if …", a
+password-hashing guide, an API-token setting) lacks the combination: its verb is not
+aimed at the conversation, its secret is not being handed out, nobody in it addresses
+the reader as a model.
+
+Every rule carries literal needles, necessary conditions tested on the lower-cased text
+before its pattern runs: most chunks are decided by a few substring tests.
+
+:func:`find_injections` returns the offending sentences as spans of the original text,
+so that cutting them leaves every other byte as it was.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+
+__all__ = ["CLASSES", "classes_of", "find_injections"]
+
+CLASSES = ("override", "authority", "exfiltration", "role_marker", "hidden", "answer_forcing", "addressed")
+
+# --- undoing obfuscation ---------------------------------------------------------------
+
+_ZERO_WIDTH_CHARS = "\u200b\u200c\u200d\u2060\ufeff\u00ad\u180e\u2061\u2062\u2063\u2064"
+_BIDI_CHARS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f"
+_INVISIBLE = dict.fromkeys(map(ord, _ZERO_WIDTH_CHARS + _BIDI_CHARS))
+# Unicode tag characters (U+E0020-E007E) mirror ASCII and render as nothing: decode them
+_TAGS: dict[int, int | None] = {cp: cp - 0xE0000 for cp in range(0xE0020, 0xE007F)}
+_TAGS.update({0xE0001: None, 0xE007F: None})
+# Cyrillic and Greek letters that look like Latin ones; NFKC leaves them alone.
+_LOOKALIKE = "аеорсухіјѕԁɡАВЕКМНОРСТХІЈЅαβεικνορτυχΑΒΕΖΗΙΚΜΝΟΡΤΥΧ"
+_HOMOGLYPHS = str.maketrans(_LOOKALIKE, "aeopcyxijsdgABEKMHOPCTXIJSabeiknoptuxABEZHIKMNOPTYX")
+_INSIDE_WORD = re.compile(rf"\w[{_ZERO_WIDTH_CHARS}]+\w")
+_WORD = re.compile(r"\w+")
+
+
+def _unmask(text: str) -> str:
+    if text.isascii():
+        return text  # no compatibility forms, invisible characters or homoglyphs to undo
+    text = unicodedata.normalize("NFKC", text.translate(_TAGS)).translate(_INVISIBLE)
+    return text.translate(_HOMOGLYPHS)
+
+
+def _obfuscated(raw: str) -> bool:
+    """Characters with no business in prose: tag characters, bidi controls, an invisible
+    character between two letters, or a word that mixes Latin letters with look-alikes."""
+    if raw.isascii():
+        return False
+    if any(0xE0000 <= ord(ch) <= 0xE007F or ch in _BIDI_CHARS for ch in raw):
+        return True
+    if _INSIDE_WORD.search(raw):
+        return True
+    return any(
+        not w.isascii() and any(ch in _LOOKALIKE for ch in w) and any("a" <= ch <= "z" for ch in w.lower())
+        for w in _WORD.findall(raw)
+    )
+
+
+# --- gates: cheap necessary conditions ------------------------------------------------
+
+_LETTERS = re.compile(r"[a-zß-öø-ÿœ]+")
+
+
+@dataclass(frozen=True)
+class _Gate:
+    """Needles of which one must occur: words of fewer than five letters exactly, longer
+    ones by their first five letters (so ``instr`` stands for "instruction", "instructions",
+    "instrucciones"), and phrases with other characters as substrings."""
+
+    words: frozenset[str]
+    phrases: tuple[str, ...]
+
+    @classmethod
+    def of(cls, needles: tuple[str, ...]) -> _Gate:
+        words = frozenset(n[:5] for n in needles if _LETTERS.fullmatch(n))
+        return cls(words, tuple(n for n in needles if not _LETTERS.fullmatch(n)))
+
+    def open(self, tokens: set[str], low: str) -> bool:
+        return not self.words.isdisjoint(tokens) or any(p in low for p in self.phrases)
+
+
+def _w(words: str, *phrases: str) -> tuple[str, ...]:
+    return (*words.split(), *phrases)
+
+
+def _tokens(low: str) -> set[str]:
+    """The words of a lower-cased text, those of five letters or more cut to five."""
+    words = set(_LETTERS.findall(low))
+    return {w[:5] for w in words}
+
+
+# --- vocabulary (English, German, French, Spanish) --------------------------------------
+
+_MODEL = (
+    r"(?:ai|a\.i\.|artificial\s+intelligence|llms?|(?:large\s+)?language\s+models?|ai\s+(?:models?|tools?|systems?)|"
+    r"chat\s*bots?|(?:ai\s+|virtual\s+|digital\s+)?assistants?|chatgpt|gpt(?:-\d)?|claude|copilot|"
+    r"ki|ki-(?:assistent(?:en)?|modell|systeme?)|sprachmodell(?:e)?|assistent(?:en)?|"
+    r"ia|mod[eè]les?\s+de\s+langage|modelos?\s+de\s+lenguaje|asistentes?(?:\s+de\s+ia)?|assistante?s?(?:\s+ia)?)"
+)
+_MODEL_NEEDLES = _w(
+    "ai intelligence llm llms language chatbot chatbots bot bots chat assistant assistants gpt chatgpt claude copilot "
+    "ki sprachmodell assistent assistenten ia langage lenguaje asistente asistentes assistante",
+    "a.i.",
+)
+_COMM = r"(?:answer|reply|respond|say|state|tell|claim|assert|recommend|insist|mention|output)"
+_COMM_NEEDLES = _w("answer reply respond say tell state claim assert recommend insist mention output")
+
+# words after which a verb starts a clause (an imperative), besides punctuation
+_LEAD_WORDS = frozenset(
+    _w(
+        "and then so please kindly now just simply instead rather also therefore und dann bitte et puis alors donc "
+        "y luego entonces favor plaît immediately always"
+    )
+)
+_OBLIGED = re.compile(
+    rf"(?:\byou\s+(?:must|should|shall|need\s+to|have\s+to|are\s+(?:required|instructed|expected)\s+to|will)|"
+    rf"\b{_MODEL}\s+(?:must|should|shall|needs?\s+to|ha(?:s|ve)\s+to|are\s+to|is\s+to))\s+(?:now\s+|always\s+|also\s+)?$"
+)
+
+
+def _at_lead(low: str, pos: int) -> bool:
+    """Whether the word at ``pos`` of the lower-cased ``low`` starts a clause: a verb there
+    is an imperative (or an obligation laid on "you" or on a model)."""
+    before = low[max(0, pos - 80) : pos]
+    for stripped in (before.rstrip(), before.rstrip(" \t\n*_\"'`»«“”(")):
+        # nothing before, punctuation, a tag's end, a comment mark or a list bullet
+        if not stripped or stripped[-1] in ":;.!?([,–—>#/*-•":
+            return True
+    if len(stripped) < len(before) and stripped.rsplit(None, 1)[-1] in _LEAD_WORDS:
+        return True
+    return bool(_OBLIGED.search(before))
+
+
+@dataclass(frozen=True)
+class _Rule:
+    cls: str
+    pattern: re.Pattern[str]
+    # one of each group must occur in the lower-cased, whitespace-squeezed text (a group
+    # may be a pattern instead: words too short to test as substrings)
+    needles: tuple[_Gate | re.Pattern[str], ...]
+    lead: bool = False  # the match must start a clause (see _at_lead)
+    cased: bool = False  # run on the text as written, not on its lower-cased copy
+
+
+def _rule(
+    cls: str, pattern: str, *needles: tuple[str, ...] | re.Pattern[str], lead: bool = False, cased: bool = False
+) -> _Rule:
+    """Patterns are written in lower case and run on a lower-cased copy of the text
+    (without ``re.I``: case-insensitive alternations are several times slower)."""
+    gates = tuple(g if isinstance(g, re.Pattern) else _Gate.of(g) for g in needles)
+    return _Rule(cls, re.compile(pattern), gates, lead, cased)
+
+
+# --- override -------------------------------------------------------------------------
+
+_OVERRIDE_VERB = (
+    r"(?:ignore|ignoring|disregard|forget|override|overrule|skip|bypass|discard|dismiss|abandon|neglect|drop|"
+    r"set\s+aside|put\s+aside|leave\s+aside|throw\s+out|pay\s+no\s+(?:attention|heed)\s+to|"
+    r"(?:do\s+not|don'?t|never)\s+(?:follow|obey|answer|address|respond\s+to|consider)|"
+    r"stop\s+following|no\s+longer\s+follow|"
+    r"ignorier(?:e|en|t)?|vergiss|vergessen|missachte|missachten|verwirf|verwerfen|übergehe|übergehen|"
+    r"ignore[zr]?|oublie[zr]?|ne\s+(?:tiens|tenez)\s+(?:plus\s+|pas\s+)compte\s+d[eu']|fais\s+abstraction\s+d[eu']|"
+    r"laisse[zr]?\s+de\s+côté|mets\s+de\s+côté|ignora[rd]?|olvida[rd]?|olvide|descarta[rd]?|omite|"
+    r"haz\s+caso\s+omiso\s+(?:a|de)|no\s+tengas\s+en\s+cuenta|deja\s+de\s+lado)"
+)
+_OVERRIDE_VERB_NEEDLES = _w(
+    "ignore ignoring disregard forget forgo override overrule skip bypass discard dismiss abandon neglect drop aside "
+    "throw heed attention follow obey answer address respond consider stop vergiss vergessen missachte verwirf "
+    "verwerfen übergehe oublie compte abstraction côté olvida olvide descarta omite omiso cuenta lado"
+)
+_CONV = (
+    r"(?:previous|prior|above|earlier|preceding|foregoing|original|initial|system|all|any|every|other|your|"
+    r"existing|current|old|given|developer'?s?|operator'?s?)"
+)
+_RULES_NOUN = (
+    r"(?:instructions?|prompts?|directions?|rules|guidelines|messages|commands|orders|directives?|constraints|"
+    r"guardrails|polic(?:y|ies)|programming|context|conversation|task)"
+)
+_OVERRIDE_TARGET = (
+    rf"(?:{_CONV}\s+(?:\w+\s+){{0,2}}?{_RULES_NOUN}\b|"
+    r"(?:the|this|that|their|his|her)\s+(?:original\s+|actual\s+|real\s+)?(?:question|prompt)\b|"
+    r"(?:the\s+)?user'?s'?\s+(?:question|query|request|prompt|task|message)\b|"
+    r"what\s+(?:the\s+user|you\s+were|they|he|she)\s+(?:asked|wants?|said|told)|"
+    r"everything\s+(?:above|before|else|you\s+were\s+told|you\s+have\s+been\s+told)|"
+    r"(?:vorherigen|bisherigen|obigen|vorigen|alle[n]?|deine[n]?|ihre[n]?|ursprünglichen|früheren)\s+"
+    r"(?:\w+\s+)?(?:anweisungen|instruktionen|regeln|vorgaben|befehle)|(?:die|der)\s+(?:frage|anfrage)|"
+    r"(?:les\s+|tes\s+|vos\s+|toutes\s+les\s+)?(?:instructions|consignes|règles|directives)\s+"
+    r"(?:précédentes|antérieures|ci-dessus|initiales|d'origine|données)|(?:la|sa)\s+question|"
+    r"(?:las\s+|tus\s+|sus\s+|todas\s+las\s+)?(?:instrucciones|reglas|indicaciones)\s+(?:anteriores|previas|originales|"
+    r"de\s+arriba)|la\s+pregunta)"
+)
+_OVERRIDE_TARGET_NEEDLES = _w(
+    "instructions prompt directions rules guidelines messages commands order orders constraints guardrails policy "
+    "programming context conversation task question user asked want wants said told everything anweisungen regeln "
+    "vorgaben befehle frage anfrage consignes règles instrucciones regla reglas indicaciones pregunta"
+)
+
+_RULES: list[_Rule] = [
+    # -- override
+    _rule(
+        "override",
+        rf"{_OVERRIDE_VERB}\b[^.!?\n]{{0,50}}?\b{_OVERRIDE_TARGET}",
+        _OVERRIDE_VERB_NEEDLES,
+        _OVERRIDE_TARGET_NEEDLES,
+    ),
+    _rule(
+        "override",
+        r"\b(?:new|updated|real|actual|revised|true)\s+(?:instructions?|anweisungen|instrucciones)\s*:"
+        r"|\b(?:neue|nouvelles|nuevas)\s+(?:anweisungen|instructions|consignes|instrucciones)\s*:",
+        ("instructions:", "instruction:", "anweisungen:", "instrucciones:", "consignes:"),
+    ),
+    _rule(
+        "override",
+        r"\b(?:previous|prior|above|earlier|original|system|old|the|all|any|those|these|your)\s+(?:\w+\s+)?"
+        r"(?:instructions|rules|prompt|guidelines|directions)\s+(?:(?:above|before\s+this|so\s+far|given\s+\w+|"
+        r"you\s+(?:were\s+given|received|have))\s+)?(?:no\s+longer\s+apply|(?:are|is)\s+(?:now\s+)?(?:void|obsolete|cancel+ed|revoked|superseded|invalid)|"
+        r"(?:have\s+been|were|has\s+been|was)\s+(?:replaced|revoked|superseded|cancel+ed|withdrawn))",
+        _w("longer void obsolete cancelled canceled revoked superseded invalid replaced withdrawn"),
+        _w("instructions rules prompt guidelines"),
+    ),
+    _rule(
+        "override",
+        r"\byou\s+are\s+(?:now|no\s+longer)\s+(?:an?\s+(?:different|new|unrestricted|unfiltered|evil|rogue|free|"
+        r"\w+\s+(?:assistant|ai|bot|model|persona|character|pirate|hacker))|in\s+\w+\s+mode|free\b|bound\b|"
+        r"unrestricted|unfiltered|jailbroken|my\b|dan\b|called\b|named\b|known\s+as\b)",
+        _w("you"),
+        _w("now longer"),
+    ),
+    _rule(
+        "override",
+        r"\bact\s+as\s+(?:an?\s+)?(?:different|new|unrestricted|unfiltered|jailbroken|evil|rogue)\b"
+        rf"|\bfrom\s+now\s+on,?\s+(?:you|{_MODEL}|{_COMM}|always|only|ignore|never)\b"
+        r"|\b(?:your|the)\s+new\s+(?:task|role|instructions?|objective|goal|persona)\s+(?:is|are)\b"
+        r"|\bab\s+(?:jetzt|sofort)\s+(?:bist|antwortest|sagst|ignorierst)\s+du\b|\bdésormais,?\s+(?:tu|vous)\b"
+        r"|\ba\s+partir\s+de\s+ahora,?\s+(?:eres|responde|di|ignora)\b",
+        _w("act now new jetzt sofort désormais partir"),
+    ),
+    # -- role and chat-template markers, tags of the layout
+    _rule(
+        "role_marker",
+        r"<\|\s*(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id|end_header_id|"
+        r"begin_of_text)\s*\|?>",
+        ("<|",),
+    ),
+    _rule(
+        "role_marker",
+        r"\[/?inst\]|<</?sys>>|<\s*/?\s*(?:start_of_turn|end_of_turn)\s*>",
+        ("[inst", "[/inst", "<<sys", "<</sys", "start_of_turn", "end_of_turn"),
+    ),
+    _rule(
+        "role_marker",
+        r"(?:^|\n)[ \t>*_]*(?:System|SYSTEM|Assistant|ASSISTANT|User|USER|Human|HUMAN)[ \t]*(?:[Pp]rompt|PROMPT|"
+        r"[Mm]essage|MESSAGE)?[ \t]*:[ \t]*[^:\s]",
+        ("system:", "assistant:", "user:", "human:", "prompt:", "message:", "instruction:", "response:", "input:"),
+        cased=True,
+    ),
+    _rule(
+        "role_marker",
+        r"#{1,6}[ \t]*(?:system|assistant|user|human|instruction|response|input)[ \t]*(?:prompt|message)?[ \t]*:",
+        ("system:", "assistant:", "user:", "human:", "prompt:", "message:", "instruction:", "response:", "input:"),
+    ),
+    _rule(
+        "role_marker",
+        r"</\s*(?:documents?|context|passage|system|instructions?|user|assistant)\s*>|\]\]>"
+        r"|<\s*(?:system|instructions?|admin|assistant)\s*>|\[\s*(?:system|assistant)\s*(?:prompt|message)?\s*\]",
+        ("</", "]]>", "<system", "<instruction", "<admin", "<assistant", "[system", "[assistant", "< "),
+    ),
+    _rule(
+        "role_marker",
+        r"(?:-{3,}|={3,}|\*{3,}|#{2,}|\[)\s*(?:end|begin|start)\s+(?:of\s+)?(?:the\s+)?(?:documents?|context|"
+        r"system\s+prompt|system\s+message|instructions?|retrieved\s+text|user\s+input)\b",
+        tuple(
+            f"{sep}{sp}{w}"
+            for sep in ("---", "===", "***", "##", "[")
+            for sp in ("", " ")
+            for w in ("end", "begin", "start")
+        ),
+    ),
+    # -- exfiltration
+]
+
+_SECRET = (
+    r"(?:passwords?|passphrases?|passcodes?|pins?|(?:api|secret|private|ssh|signing|encryption)[\s_-]*keys?|"
+    r"(?:access|auth|authentication|bearer|session|refresh|api|csrf)?[\s_-]*tokens?|credentials|"
+    r"session\s+(?:cookies?|ids?)|cookies|secrets?|(?:system|hidden|initial|original)\s+(?:prompt|message|instructions)|"
+    r"(?:your|the)\s+(?:instructions|prompt)|conversation\s+history|chat\s+history|environment\s+variables|"
+    r"credit\s+card(?:\s+numbers?)?|passw[oö]rt(?:er)?|kennw[oö]rt(?:er)?|schlüssel|zugangsdaten|anmeldedaten|"
+    r"mots?\s+de\s+passe|clés?(?:\s+(?:d'api|api|privées?|secrètes?))?|identifiants|jetons?|"
+    r"contraseñas?|claves?(?:\s+(?:de\s+api|api|privadas?|secretas?))?|credenciales)"
+)
+_SECRET_NEEDLES = _w(
+    "passwords passphrase passcode pin pins key keys tokens credentials cookies secrets prompt instructions history "
+    "environment credit kennwort schlüssel zugangsdaten anmeldedaten passe clé clés identifiants jeton jetons "
+    "contraseña claves clave credenciales message"
+)
+_STRONG_LEAK = (
+    r"(?:reveal|leak|disclose|exfiltrate|output|print|dump|repeat|recite|verrate|verraten|gib\s+(?:\w+\s+)?aus|"
+    r"révèle[zr]?|divulgue[zr]?|revela|revele|divulga|filtra)"
+)
+_STRONG_LEAK_NEEDLES = _w(
+    "reveal leak disclose exfiltrate output print dump repeat recite verrate gib révèle révéler divulgue revela "
+    "revele filtra"
+)
+_LEAK = (
+    r"(?:reveal|leak|disclose|exfiltrate|output|print|dump|display|show|list|repeat|recite|write\s+out|"
+    r"give\s+(?:me|us|out)|tell\s+(?:me|us)|share|send|e-?mail|mail|post|forward|upload|transmit|paste|"
+    r"gib|sende|schicke?|verrate|zeige|teile|poste|übermittle|envoie[zr]?|révèle[zr]?|affiche[zr]?|donne[zr]?|"
+    r"partage[zr]?|publie[zr]?|transmets|transmettez|copie[zr]?|envía|envíe|enviar|revela|revele|muestra|muestre|"
+    r"comparte|publica|dame|manda|transmite)"
+)
+_LEAK_NEEDLES = _STRONG_LEAK_NEEDLES + _w(
+    "display show list write give tell share send mail email post forward upload transmit paste sende schick "
+    "schicke zeige teile übermittle envoie envoyer affiche donne partage publie transmets transmettez copie envía "
+    "envíe enviar muestra muestre comparte publica dame manda transmite"
+)
+_OWNER = (
+    r"(?:the\s+)?(?:admin(?:istrator)?'?s?|root|system|master|superuser|production|"
+    r"user'?s?|users'|all|every|any|stored|saved|their|other\s+users'?|"
+    r"des\s+administrators|de\s+l'administrateur|del\s+administrador|admin-|les|tous\s+les|todas\s+las|todos\s+los)"
+)
+_DESTINATION = (
+    r"(?:https?://|\bwww\.|[\w.+-]+@[\w-]+\.\w|\b(?:to|at)\s+(?:this|the\s+following|our|my|an?\s+external)\s+"
+    r"(?:url|address|endpoint|server|webhook|e-?mail|inbox|link)|\bin\s+(?:your|the)\s+(?:answer|reply|response|output)\b|"
+    r"!\[[^\]]*\]\(|\bas\s+a\s+(?:query|url)\s+parameter\b|\ban\s+(?:die|diese)\s+adresse\b|\bà\s+l'adresse\b|"
+    r"\ba\s+la\s+dirección\b|\bdans\s+ta\s+réponse\b|\ben\s+tu\s+respuesta\b|\bin\s+deiner\s+antwort\b)"
+)
+_DESTINATION_NEEDLES = _w(
+    "http www our my external following answer reply response output parameter adresse dirección réponse "
+    "respuesta antwort",
+    "@",
+    "![",
+)
+
+_RULES += [
+    _rule(
+        "exfiltration",
+        rf"{_STRONG_LEAK}\s+(?:\w+\s+){{0,3}}?{_SECRET}\b",
+        _STRONG_LEAK_NEEDLES,
+        _SECRET_NEEDLES,
+        lead=True,
+    ),
+    _rule(
+        "exfiltration",
+        rf"{_LEAK}\s+(?:\w+\s+){{0,2}}?{_OWNER}[\s-]+(?:\w+\s+){{0,1}}?{_SECRET}\b",
+        _LEAK_NEEDLES,
+        _SECRET_NEEDLES,
+        lead=True,
+    ),
+    _rule(
+        "exfiltration",
+        rf"{_LEAK}\s+(?:\w+\s+){{0,4}}?{_SECRET}\b[^\n]*?{_DESTINATION}",
+        _DESTINATION_NEEDLES,
+        _LEAK_NEEDLES,
+        _SECRET_NEEDLES,
+        lead=True,
+    ),
+    _rule(
+        "exfiltration",
+        r"\b(?:append|add|include|insert|render|embed|put|end\s+with|output|print|show|display|attach)\b[^\n]{0,80}?"
+        r"!\[[^\]]*\]\(\s*https?://[^)\s]*[?=#][^)]*\)",
+        _w("append add include insert render embed put end output print show display attach"),
+        ("![",),
+        lead=True,
+    ),
+    # -- answer forcing
+    _rule(
+        "answer_forcing",
+        r"\b(?:correct|right|real|true|only|actual|official|proper|expected|accepted)\s+(?:answer|response|reply)\b"
+        r"[^.!?\n]{0,60}?\b(?:is|should\s+be|must\s+be|will\s+be|here\s+is)\b",
+        _w("answer response reply"),
+        _w("correct right real true only actual official proper expected accepted"),
+    ),
+    _rule(
+        "answer_forcing",
+        rf"\b(?:always|only|just)\s+(?:ever\s+)?{_COMM}\b",
+        _w("always only just"),
+        _COMM_NEEDLES,
+        lead=True,
+    ),
+    _rule(
+        "answer_forcing",
+        r"\b(?:answer|reply|respond|state|claim|output)\s+(?:only\s+|always\s+|simply\s+)?"
+        r"(?:that|with|by\s+saying|the\s+following)\b[^.!?\n]{0,120}?(?:\b(?:is|are|was|were|must|should|will|has|have|"
+        r"does|do|can|cannot|never|always|no\s+longer|only)\b|\d|[\"“'`])",
+        _w("answer reply respond state claim output"),
+        _w("that with saying following"),
+        lead=True,
+    ),
+    _rule(
+        "answer_forcing",
+        r"\b(?:tell|inform|assure|remind)\s+(?:the\s+|all\s+|any\s+|your\s+)?(?:users?|readers?|people|everyone|anyone|"
+        r"customers?|whoever\s+asks|them)\s+(?:that|it\s+is)\b",
+        _w("tell inform assure remind"),
+        _w("user users reader readers people everyone anyone customer customers whoever them"),
+        lead=True,
+    ),
+    _rule(
+        "answer_forcing",
+        r"\b(?:whatever|regardless\s+of\s+what|no\s+matter\s+what|irrespective\s+of\s+what)\s+the\s+"
+        r"(?:documentation|docs|text|page|source|sources|context|question|user|manual)\s+(?:says|asks|states|shows|claims)\b",
+        _w("whatever regardless matter irrespective"),
+        _w("documentation docs text page source sources context question user manual"),
+    ),
+    _rule(
+        "answer_forcing",
+        r"\byour\s+(?:answer|response|reply|output|summary)\s+(?:must|should|shall|will|needs\s+to|has\s+to)\s+"
+        r"(?:only\s+|always\s+)?(?:be|say|state|contain|include|begin|start|end|mention|read|claim)\b",
+        _w("your"),
+        _w("answer response reply output summary"),
+    ),
+    _rule(
+        "answer_forcing",
+        rf"\b(?:regardless\s+of|no\s+matter|irrespective\s+of)\s+(?:what|the|which|how)\b[^.!?\n]{{0,80}}?,\s*"
+        rf"(?:always\s+|just\s+|simply\s+)?{_COMM}\b",
+        _w("regardless matter irrespective"),
+        _COMM_NEEDLES,
+    ),
+    _rule(
+        "answer_forcing",
+        r"\b(?:when|if|whenever)\s+(?:you\s+are\s+|you're\s+)?(?:asked|questioned|someone\s+asks|anyone\s+asks|"
+        r"(?:the\s+)?users?\s+asks?|people\s+ask)\b[^.!?\n]{0,100}?,\s*(?:always\s+|just\s+|simply\s+)?"
+        r"(?:answer|reply|respond|say|state|claim|tell|insist|recommend)\b",
+        _w("asked questioned asks ask"),
+        _COMM_NEEDLES,
+    ),
+    _rule(
+        "answer_forcing",
+        r"\b(?:do\s+not|don'?t|never|must\s+not|should\s+not)\s+(?:ever\s+)?(?:mention|cite|acknowledge|reveal\s+that|"
+        r"disclose\s+that|tell\s+(?:the\s+)?users?\s+(?:about|that))\b",
+        _w("mention cite acknowledge reveal disclose tell"),
+        _w("not never", "n't"),
+        lead=True,
+    ),
+    _rule(
+        "answer_forcing",
+        r"\b(?:die\s+)?(?:richtige|korrekte|wahre|einzige)\s+antwort\s+(?:ist|lautet)\b"
+        r"|\bantworte(?:n\s+sie)?\s+(?:immer|stets|nur|ausschließlich|mit|dass)\b"
+        r"|\bsag(?:e|en\s+sie)?\s+(?:immer|stets|nur|dem|den|allen|dass)\b"
+        r"|\bla\s+(?:bonne|vraie|seule|véritable)\s+réponse\s+est\b|\bréponds?\s+(?:toujours|uniquement|seulement|que)\b"
+        r"|\brépondez\s+(?:toujours|uniquement|seulement|que)\b"
+        r"|\b(?:dis|dites)\s+(?:toujours\s+|simplement\s+)?(?:à\s+l'utilisateur\s+|aux\s+utilisateurs\s+)?que\b"
+        r"|\bla\s+(?:única\s+)?respuesta\s+(?:correcta|verdadera|real)\s+es\b"
+        r"|\b(?:responde|responda|contesta|conteste)\s+(?:siempre|solo|solamente|únicamente|que)\b"
+        r"|\b(?:di|diga|dile|dígale|dile)\s+(?:siempre\s+)?(?:al\s+usuario\s+|a\s+los\s+usuarios\s+)?que\b",
+        _w(
+            "antwort antworte antworten sag sage sagen réponse réponds répondez dis dites respuesta responde responda "
+            "contesta conteste di diga dile dígale"
+        ),
+        _w(
+            "ist lautet immer stets nur ausschließlich mit dass dem den allen est toujours uniquement seulement que "
+            "es siempre solo solamente únicamente"
+        ),
+    ),
+    # -- addressed to a model
+    _rule(
+        "addressed",
+        r"(?:\b(?:to|for|attention|dear|hey|hello|hi|note\s+to|message\s+to|instructions?\s+(?:to|for)|"
+        r"if\s+you\s+are|if\s+you'?re|as\s+an?|an\s+(?:die|den|das)|f[üu]r\s+(?:die|den|das)|hinweis\s+f[üu]r|"
+        r"wenn\s+du|falls\s+du|à|au|aux|pour\s+(?:l'|le|la|les)|note\s+pour|si\s+tu\s+es|si\s+vous\s+[eê]tes|"
+        r"para\s+(?:el|la|los|las)|nota\s+para|si\s+eres|mensaje\s+para)\s+(?:the\s+|an?\s+|any\s+|all\s+|every\s+|"
+        rf"eine?[nmr]?\s+|une?\s+|la\s+|l'|el\s+|los\s+|las\s+|le\s+|les\s+|die\s+|der\s+|den\s+|un\s+)?{_MODEL}\b"
+        rf"|\b{_MODEL}\s+(?:reading|processing|parsing|summari[sz]ing|answering|replying|responding|helping|assisting|"
+        rf"generating|writing|browsing|retrieving|ingesting|consuming|indexing|crawling|that\s+reads?|"
+        rf"who\s+reads?|die\s+diese|qui\s+(?:lit|lisez|lisent|r[ée]pond\w*)|que\s+(?:lee|leen|responde\w*)|"
+        rf", die diese)\b"
+        rf"|(?:^|(?<=[.!?:;]\s)|(?<=\n)|(?<=[.!?]\s\s))[^\w\n]*{_MODEL}\s*[:,]\s*\w)",
+        _MODEL_NEEDLES,
+    ),
+]
+
+
+_MODEL_MODAL = re.compile(
+    rf"\b{_MODEL}\s+(?:(?!must\b|should\b|shall\b|will\b)[\w`'-]+\s+){{0,6}}?(?:must|should|shall|need\s+to|needs\s+to|have\s+to|has\s+to|are\s+to|is\s+to|will|"
+    rf"are\s+required\s+to|is\s+required\s+to|müssen|muss|sollen|soll|doivent|doit|deben|debe)\b"
+)
+
+# --- authority ------------------------------------------------------------------------
+
+_AUTHORITY = (
+    r"(?:system|systems|admin|administrators?|administration|sysadmin|root|security|maintainers?|vendor|"
+    r"release[\s-]+(?:team|managers?|engineering)|core[\s-]+(?:team|developers)|developers?|dev\s+team|moderators?|"
+    r"operators?|support\s+team|it\s+department|management|compliance|trust\s+(?:and|&)\s+safety|the\s+authors?|"
+    r"sicherheitsteams?|entwickler(?:team)?|betreuer|"
+    r"système|administrateur|équipe\s+de\s+(?:sécurité|maintenance|publication|développement)|mainteneurs|"
+    r"sistema|administrador|equipo\s+de\s+(?:seguridad|mantenimiento|desarrollo|publicación)|mantenedores)"
+)
+_NOTICE = (
+    r"(?:notice|notification|message|announcement|alert|warning|update|bulletin|memo|directive|instruction|advisory|"
+    r"note|correction|override|statement|hinweis|mitteilung|nachricht|warnung|avis|annonce|alerte|"
+    r"avertissement|aviso|mensaje|anuncio|alerta|advertencia|nota)"
+)
+_HEADER = re.compile(
+    rf"\b{_AUTHORITY}[\s-]+(?:\w+\s+)?{_NOTICE}\b|\b(?:{_NOTICE}|systemhinweis|systemnachricht)\b"
+    rf"(?:\s+(?:from|by|of|vom|von|der|des|du|de\s+l[a']|de\s+la|del|de)\s+"
+    rf"(?:the\s+|la\s+|el\s+|los\s+|les\s+|l')?(?:\w+\s+){{0,2}}?{_AUTHORITY}\b)?|"
+    r"\[\s*(?:system|admin|security|maintainers?|vendor|sys|official|urgent)\s*\]"
+)
+_AUTHORITY_WORD = re.compile(rf"\b{_AUTHORITY}\b|systemhinweis|systemnachricht|\[")
+_FROM = re.compile(r"\b(?:from|by|vom|von|du|de|del)\s")
+_COLON_SOON = re.compile(r"[^.!?\n:]{0,40}:")
+# urgency shouted in capitals before a colon: "URGENT:", "IMPORTANT - READ THIS:"
+_URGENT = re.compile(
+    r"\b(?:URGENT|IMPORTANT|CRITICAL|ATTENTION|OFFICIAL|MANDATORY|DRINGEND|WICHTIG|URGENTE|IMPORTANTE|ATENCIÓN|"
+    r"ACHTUNG|AVIS)\b(?=[^.!?\n:]{0,40}:)"
+)
+_NOTICE_NEEDLES = _Gate.of(
+    _w(
+        "notice notification message announcement alert warning update bulletin memo directive instruction advisory "
+        "note correction override statement hinweis mitteilung nachricht warnung avis annonce alerte avertissement "
+        "aviso mensaje anuncio alerta advertencia nota systemhinweis systemnachricht",
+        "[",
+    )
+)
+_AUTHORITY_NEEDLES = _Gate.of(
+    _w(
+        "system systems admin administrator administrators administration sysadmin root security maintainer "
+        "maintainers vendor release core developer developers dev moderator moderators operator operators support "
+        "department management compliance trust author authors sicherheitsteam entwickler betreuer système "
+        "administrateur équipe mainteneurs sistema administrador equipo mantenedores systemhinweis systemnachricht",
+        "[",
+    )
+)
+_URGENT_NEEDLES = tuple(
+    "URGENT IMPORTANT CRITICAL ATTENTION OFFICIAL MANDATORY DRINGEND WICHTIG ATENCIÓN ACHTUNG AVIS".split()  # noqa: SIM905
+)
+
+# what makes a notice steer: a target, a claim that the documentation is wrong, a demand
+_STEER = re.compile(
+    r"\b(?:(?:always|never|only|must|should|do\s+not|don'?t|instead)\s+(?:\w+\s+)?(?:tell|say|answer|reply|respond|state|"
+    r"output|print|report|recommend|mention|inform|claim|assert|write|suggest|advise|confirm|cite|use|treat)|"
+    r"tell\s+(?:the\s+)?(?:users?|readers?|people|everyone|anyone|customers?)|"
+    r"(?:the\s+)?(?:user|reader)'?s?\s+(?:question|request)|the\s+question|your\s+(?:answer|response|reply|output)|"
+    r"(?:is|are|was|were)\s+(?:a\s+|an\s+)?(?:documentation\s+|doc\s+)?(?:error|wrong|incorrect|outdated|obsolete|"
+    r"inaccurate|erroneous|typo|mistake|misprint|no\s+longer\s+(?:valid|correct|accurate))|"
+    r"readers?|whoever\s+reads|anyone\s+reading|you\s+(?:must|should|are\s+(?:required|instructed|ordered)\s+to|will\s+now)|"
+    r"sage|sag|antworte|teile\s+(?:dem|den)|nutzer|benutzer|leser|die\s+frage|fehler|falsch|veraltet|"
+    r"dis|dites|réponds|répondez|utilisateurs?|lecteur|la\s+question|erreur|erron[ée]e?|obsolète|faux|"
+    r"di|diga|responde|responda|usuarios?|lector|la\s+pregunta|error|incorrect[ao]|obsolet[ao])\b"
+)
+_SECOND_PERSON = re.compile(r"\b(?:you|your|du|tu|vous)\b")
+
+
+def _notice(plain: str, low: str) -> int | None:
+    """Where a notice header ends: an authority's notice that looks like one (in capitals,
+    in brackets, "from the …", or followed by a colon), or an urgent word in capitals."""
+    for m in _HEADER.finditer(low):
+        if not _AUTHORITY_WORD.search(m.group()):
+            continue  # a bare "note" or "message"
+        if (
+            plain[m.start() : m.end()].isupper()
+            or m.group().startswith("[")
+            or _COLON_SOON.match(low, m.end())
+            or _FROM.search(m.group())
+        ):
+            return m.end()
+    urgent = _URGENT.search(plain)
+    return None if urgent is None else urgent.end()
+
+
+# --- hidden channels ------------------------------------------------------------------
+
+_COMMENTS = re.compile(
+    r"<!--.*?(?:-->|\Z)|\[//\]:\s*#\s*\(.*?\)|\[comment\]:\s*#\s*\(.*?\)"
+    r"|(?m:^[ \t]*\.\.[ \t]+(?![\w:.+-]+::|_|\[|\||\w+:\s)[^\n]*(?:\n[ \t]+[^\n]+)*)"
+    r"|<(?:span|div|p|font)\b[^>]*(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0|opacity\s*:\s*0|"
+    r"color\s*:\s*(?:white|#fff\b|#ffffff))[^>]*>.*?</(?:span|div|p|font)>",
+    re.S,
+)
+_COMMENT_NEEDLES = ("<!--", "[//]:", "[comment]:", ".. ", "display", "visibility", "font-size", "opacity", "color")
+# a comment that speaks to its reader: second person or a model noun, plus a verb of answering
+_SPEAKS = re.compile(rf"\b(?:you|your|du|tu|vous|users?|readers?|{_MODEL})\b")
+_INVISIBLE_ELEMENT = re.compile(r"<(?:span|div|p|font)\b[^>]*(?:display|visibility|font-size|opacity|color)\s*:")
+_ANSWERING = re.compile(
+    r"\b(?:answer|reply|respond|say|tell|state|claim|output|cite|mention|ignore|disregard|forget|recommend|"
+    r"antworte|sage|ignoriere|réponds|répondez|dis|responde|di|ignora)\w*\b"
+)
+
+# sentence bounds; a comment line or a comment opener also starts a new piece
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+|\n\s*\n|(?<=-->)|\n(?=[ \t]*(?:#|//|\.\. |<!--))")
+
+
+def _lower(text: str) -> str:
+    """Lower case, position for position (the few letters whose lower case is longer stay)."""
+    low = text.lower()
+    return low if len(low) == len(text) else "".join(ch if len(ch.lower()) != 1 else ch.lower() for ch in text)
+
+
+def _live_rules(low: str, tokens: set[str]) -> list[_Rule]:
+    """The rules whose needles all occur in ``low``: the only ones worth running."""
+    seen: dict[int, bool] = {}
+
+    def present(group: _Gate | re.Pattern[str]) -> bool:
+        hit = seen.get(id(group))
+        if hit is None:
+            if isinstance(group, re.Pattern):
+                hit = seen[id(group)] = group.search(low) is not None
+            else:
+                hit = seen[id(group)] = group.open(tokens, low)
+        return hit
+
+    return [r for r in _RULES if all(present(g) for g in r.needles)]
+
+
+def _matches(rule: _Rule, plain: str, low: str) -> bool:
+    text = plain if rule.cased else low
+    return any(not rule.lead or _at_lead(low, m.start()) for m in rule.pattern.finditer(text))
+
+
+def _authority_possible(plain: str, low: str, tokens: set[str]) -> bool:
+    return (_NOTICE_NEEDLES.open(tokens, low) and _AUTHORITY_NEEDLES.open(tokens, low)) or any(
+        n in plain for n in _URGENT_NEEDLES
+    )
+
+
+_MODEL_GATE = _Gate.of(_MODEL_NEEDLES)
+
+
+def _modal_possible(low: str, tokens: set[str]) -> bool:
+    return _MODEL_GATE.open(tokens, low) and _MODEL_MODAL.search(low) is not None
+
+
+def _classes(raw: str, plain: str, rules: list[_Rule], authority: bool, modal: bool) -> list[str]:
+    """The classes one sentence belongs to, the most specific first."""
+    low = _lower(plain)
+    found = [r.cls for r in rules if _matches(r, plain, low)]
+    forced = "answer_forcing" in found
+    if modal and "addressed" not in found and _MODEL_MODAL.search(low) and (forced or _STEER.search(low)):
+        found.append("addressed")
+    if authority:
+        header = _notice(plain, low)
+        if header is not None and (found or _STEER.search(low, header)):
+            found.insert(0, "authority")
+    if found and _obfuscated(raw):
+        found.insert(0, "hidden")
+    return sorted(set(found), key=_PRIORITY.index)
+
+
+# the class a sentence is reported under when it belongs to several: the channel and the
+# voice first (they say how the text got there and who it pretends to be), then the act
+_PRIORITY = ("role_marker", "hidden", "authority", "override", "exfiltration", "addressed", "answer_forcing")
+_DIRECTIVE = re.compile(r"\.\.[ \t]+[\w:-]+::[^\n]*")
+_INDENTED = re.compile(r"(?:\n[ \t]*(?=\n)|\n([ \t]+)[^\n]*)*")
+
+
+def _blocks(text: str, spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """A flagged sentence inside a reST directive (a fake ``.. deprecated::`` or ``.. note::``
+    written to carry it) takes the whole directive with it; a role marker takes the rest
+    of its line (the turn it opens)."""
+    out = list(spans)
+    for s, e, cls in spans:
+        if cls == "role_marker":
+            eol = text.find("\n", e - 1 if e and text[e - 1] != "\n" else e)
+            eol = len(text) if eol < 0 else eol
+            if eol > e:
+                out.append((s, eol, cls))
+    if ".. " not in text:
+        return out
+    for m in _DIRECTIVE.finditer(text):
+        body = _INDENTED.match(text, m.end())
+        end = body.end() if body else m.end()
+        hit = next((cls for s, _, cls in spans if m.start() <= s < end), None)
+        if hit is not None:
+            out.append((m.start(), end, hit))
+    return out
+
+
+_IMPERATIVE_START = re.compile(
+    r"[^\w]*(?:please\s+|now\s+|then\s+|instead,?\s+)?(?:summari[sz]e|write|explain|describe|answer|reply|respond|say|"
+    r"state|tell|output|print|list|recommend|mention|claim|treat|refuse|translate|repeat|insist|present|report|"
+    r"assume|pretend|begin|conclude|sign|antworte|sage|schreibe|réponds|répondez|dis|écris|responde|di|escribe)\b"
+)
+
+
+def _weak(plain: str) -> bool:
+    """A signal too weak alone that still belongs to a neighbouring injection: a notice
+    header, an obligation laid on a model, "you" with something that steers, or a sentence
+    that opens with an order to answer or write."""
+    low = _lower(plain)
+    return bool(
+        _notice(plain, low) is not None
+        or _MODEL_MODAL.search(low)
+        or (_SECOND_PERSON.search(low) and _STEER.search(low))
+        or _IMPERATIVE_START.match(low)
+    )
+
+
+def _comment_spans(text: str, low: str) -> list[tuple[int, int]]:
+    """Comments and invisible elements that speak to their reader or carry any class."""
+    if not any(n in low for n in _COMMENT_NEEDLES):
+        return []
+    out = []
+    for m in _COMMENTS.finditer(low):
+        raw = text[m.start() : m.end()]
+        body = _unmask(raw)
+        body_low = _lower(body)
+        tokens = _tokens(body_low)
+        invisible = _INVISIBLE_ELEMENT.match(body_low) is not None and len(_LETTERS.findall(body_low)) > 6
+        if (
+            invisible
+            or (_SPEAKS.search(body_low) and _ANSWERING.search(body_low))
+            or _classes(
+                raw,
+                body,
+                _live_rules(body_low, tokens),
+                _authority_possible(body, body_low, tokens),
+                _modal_possible(body_low, tokens),
+            )
+        ):
+            out.append((m.start(), m.end()))
+    return out
+
+
+@lru_cache(maxsize=16384)
+def find_injections(text: str) -> tuple[tuple[int, int, str], ...]:
+    """Spans ``(start, end, class)`` of the sentences in ``text`` that act as instructions.
+
+    Spans are in ``text``'s own coordinates (each sentence is analysed on an unmasked
+    copy), so cutting them leaves everything else byte-for-byte as it was. A comment that
+    speaks to its reader is cut whole; a sentence next to a flagged one, in the same
+    paragraph, goes with it when it carries a weak signal of its own (a notice header,
+    an obligation laid on a model, "you" with a demand). Results are cached by text:
+    retrieved chunks repeat.
+    """
+    whole = _unmask(text)
+    low = _lower(whole)
+    hidden = not text.isascii() and _obfuscated(text)
+    tokens = _tokens(low)
+    rules = [r for r in _live_rules(low, tokens) if _matches(r, whole, low)]
+    authority = _authority_possible(whole, low, tokens) and _notice(whole, low) is not None
+    modal = _modal_possible(low, tokens)
+    comments = _comment_spans(text, _lower(text))
+    if not (rules or hidden or comments or authority or modal):
+        return ()  # the common case, decided by substring tests
+    spans: list[tuple[int, int, str]] = [(s, e, "hidden") for s, e in comments]
+    pieces: list[tuple[int, int, str, list[str]]] = []
+    start = 0
+    for end in [m.end() for m in _SENTENCE_END.finditer(text)] + [len(text)]:
+        if end <= start:
+            continue
+        if not any(s <= start and end <= e for s, e in comments):
+            raw = text[start:end]
+            plain = _unmask(raw)
+            found = _classes(raw, plain, rules, authority, modal)
+            if not found and hidden and _obfuscated(raw):
+                found = ["hidden"]
+            pieces.append((start, end, plain, found))
+        start = end
+    for i, (s, e, plain, found) in enumerate(pieces):
+        if found:
+            spans.append((s, e, found[0]))
+            continue
+        for j in (i - 1, i + 1):
+            if not (0 <= j < len(pieces) and pieces[j][3]):
+                continue
+            lo, hi = min(s, pieces[j][0]), max(e, pieces[j][1])
+            if "\n\n" not in text[lo:hi].strip() and _weak(plain):
+                spans.append((s, e, pieces[j][3][0]))
+                break
+    merged: list[tuple[int, int, str]] = []
+    for s, e, cls in sorted(_blocks(text, spans), key=lambda x: (x[0], -x[1])):
+        if merged and s < merged[-1][1]:
+            ps, pe, pc = merged[-1]
+            merged[-1] = (ps, max(pe, e), min(pc, cls, key=_PRIORITY.index))
+        else:
+            merged.append((s, e, cls))
+    return tuple(merged)
+
+
+def classes_of(text: str) -> tuple[str, ...]:
+    """The distinct classes found in ``text``, in order of appearance."""
+    return tuple(dict.fromkeys(cls for _, _, cls in find_injections(text)))
