@@ -129,11 +129,13 @@ _MODEL = (
     r"(?:ai|a\.i\.|artificial\s+intelligence|llms?|(?:large\s+)?language\s+models?|ai\s+(?:models?|tools?|systems?)|"
     r"chat\s*bots?|(?:ai\s+|virtual\s+|digital\s+)?assistants?|chatgpt|gpt(?:-\d)?|claude|copilot|"
     r"ki|ki-(?:assistent(?:en)?|modell|systeme?)|sprachmodell(?:e)?|assistent(?:en)?|"
-    r"ia|mod[eè]les?\s+de\s+langage|modelos?\s+de\s+lenguaje|asistentes?(?:\s+de\s+ia)?|assistante?s?(?:\s+ia)?)"
+    r"ia|mod[eè]les?\s+de\s+langage|modelos?\s+de\s+lenguaje|asistentes?(?:\s+de\s+ia)?|assistante?s?(?:\s+ia)?|"
+    r"(?:ai|llm|autonomous|coding)\s+agents?|modell[oi]\s+linguistic[oi]|assistente(?:\s+ia)?|un'ia|l'ia)"
 )
 _MODEL_NEEDLES = _w(
     "ai intelligence llm llms language chatbot chatbots bot bots chat assistant assistants gpt chatgpt claude copilot "
-    "ki sprachmodell assistent assistenten ia langage lenguaje asistente asistentes assistante",
+    "ki sprachmodell assistent assistenten ia langage lenguaje asistente asistentes assistante agent agents modello "
+    "modelli",
     "a.i.",
 )
 _COMM = r"(?:answer|reply|respond|say|state|tell|claim|assert|recommend|insist|mention|output)"
@@ -195,12 +197,14 @@ _OVERRIDE_VERB = (
     r"ignorier(?:e|en|t)?|vergiss|vergessen|missachte|missachten|verwirf|verwerfen|übergehe|übergehen|"
     r"ignore[zr]?|oublie[zr]?|ne\s+(?:tiens|tenez)\s+(?:plus\s+|pas\s+)compte\s+d[eu']|fais\s+abstraction\s+d[eu']|"
     r"laisse[zr]?\s+de\s+côté|mets\s+de\s+côté|ignora[rd]?|olvida[rd]?|olvide|descarta[rd]?|omite|"
-    r"haz\s+caso\s+omiso\s+(?:a|de)|no\s+tengas\s+en\s+cuenta|deja\s+de\s+lado)"
+    r"haz\s+caso\s+omiso\s+(?:a|de)|no\s+tengas\s+en\s+cuenta|deja\s+de\s+lado|dimentica|trascura|"
+    r"supersedes?|replaces?|cancels?|invalidates?|voids?|takes?\s+precedence\s+over)"
 )
 _OVERRIDE_VERB_NEEDLES = _w(
     "ignore ignoring disregard forget forgo override overrule skip bypass discard dismiss abandon neglect drop aside "
     "throw heed attention follow obey answer address respond consider stop vergiss vergessen missachte verwirf "
-    "verwerfen übergehe oublie compte abstraction côté olvida olvide descarta omite omiso cuenta lado"
+    "verwerfen übergehe oublie compte abstraction côté olvida olvide descarta omite omiso cuenta lado dimentica "
+    "trascura supersede supersedes replace replaces cancel cancels invalidate invalidates void voids precedence"
 )
 _CONV = (
     r"(?:previous|prior|above|earlier|preceding|foregoing|original|initial|system|all|any|every|other|your|"
@@ -214,7 +218,11 @@ _OVERRIDE_TARGET = (
     rf"(?:{_CONV}\s+(?:\w+\s+){{0,2}}?{_RULES_NOUN}\b|"
     r"(?:the|this|that|their|his|her)\s+(?:original\s+|actual\s+|real\s+)?(?:question|prompt)\b|"
     r"(?:the\s+)?user'?s'?\s+(?:question|query|request|prompt|task|message)\b|"
-    r"what\s+(?:the\s+user|you\s+were|they|he|she)\s+(?:asked|wants?|said|told)|"
+    r"what\s+(?:the\s+(?:user|person|human|customer|reader|requester)|you\s+were|they|he|she)\s+"
+    r"(?:asked|asks|wants?|said|says|told|requested)|"
+    rf"(?:the\s+)?{_RULES_NOUN}\s+(?:you\s+(?:were|have\s+been)\s+given|you\s+received|given\s+(?:to\s+you|above|"
+    r"earlier|before)|above|so\s+far)|"
+    r"(?:le\s+|tutte\s+le\s+)?istruzioni\s+(?:precedenti|originali|di\s+sistema|ricevute)|la\s+domanda|"
     r"everything\s+(?:above|before|else|you\s+were\s+told|you\s+have\s+been\s+told)|"
     r"(?:vorherigen|bisherigen|obigen|vorigen|alle[n]?|deine[n]?|ihre[n]?|ursprünglichen|früheren)\s+"
     r"(?:\w+\s+)?(?:anweisungen|instruktionen|regeln|vorgaben|befehle)|(?:die|der)\s+(?:frage|anfrage)|"
@@ -226,14 +234,15 @@ _OVERRIDE_TARGET = (
 _OVERRIDE_TARGET_NEEDLES = _w(
     "instructions prompt directions rules guidelines messages commands order orders constraints guardrails policy "
     "programming context conversation task question user asked want wants said told everything anweisungen regeln "
-    "vorgaben befehle frage anfrage consignes règles instrucciones regla reglas indicaciones pregunta"
+    "vorgaben befehle frage anfrage consignes règles instrucciones regla reglas indicaciones pregunta istruzioni "
+    "domanda"
 )
 
 _RULES: list[_Rule] = [
     # -- override
     _rule(
         "override",
-        rf"{_OVERRIDE_VERB}\b[^.!?\n]{{0,50}}?\b{_OVERRIDE_TARGET}",
+        rf"\b{_OVERRIDE_VERB}\b[^.!?\n]{{0,50}}?\b{_OVERRIDE_TARGET}",
         _OVERRIDE_VERB_NEEDLES,
         _OVERRIDE_TARGET_NEEDLES,
     ),
@@ -368,21 +377,21 @@ _DESTINATION_NEEDLES = _w(
 _RULES += [
     _rule(
         "exfiltration",
-        rf"{_STRONG_LEAK}\s+(?:\w+\s+){{0,3}}?{_SECRET}\b",
+        rf"\b{_STRONG_LEAK}\s+(?:\w+\s+){{0,3}}?{_SECRET}\b",
         _STRONG_LEAK_NEEDLES,
         _SECRET_NEEDLES,
         lead=True,
     ),
     _rule(
         "exfiltration",
-        rf"{_LEAK}\s+(?:\w+\s+){{0,2}}?{_OWNER}[\s-]+(?:\w+\s+){{0,1}}?{_SECRET}\b",
+        rf"\b{_LEAK}\s+(?:\w+\s+){{0,2}}?{_OWNER}[\s-]+(?:\w+\s+){{0,1}}?{_SECRET}\b",
         _LEAK_NEEDLES,
         _SECRET_NEEDLES,
         lead=True,
     ),
     _rule(
         "exfiltration",
-        rf"{_LEAK}\s+(?:\w+\s+){{0,4}}?{_SECRET}\b[^\n]*?{_DESTINATION}",
+        rf"\b{_LEAK}\s+(?:\w+\s+){{0,4}}?{_SECRET}\b[^\n]*?{_DESTINATION}",
         _DESTINATION_NEEDLES,
         _LEAK_NEEDLES,
         _SECRET_NEEDLES,
@@ -413,10 +422,10 @@ _RULES += [
     ),
     _rule(
         "answer_forcing",
-        r"\b(?:answer|reply|respond|state|claim|output)\s+(?:only\s+|always\s+|simply\s+)?"
+        r"\b(?:answer|reply|respond|state|claim|output|insist)\s+(?:only\s+|always\s+|simply\s+)?"
         r"(?:that|with|by\s+saying|the\s+following)\b[^.!?\n]{0,120}?(?:\b(?:is|are|was|were|must|should|will|has|have|"
         r"does|do|can|cannot|never|always|no\s+longer|only)\b|\d|[\"“'`])",
-        _w("answer reply respond state claim output"),
+        _w("answer reply respond state claim output insist"),
         _w("that with saying following"),
         lead=True,
     ),
@@ -427,6 +436,22 @@ _RULES += [
         _w("tell inform assure remind"),
         _w("user users reader readers people everyone anyone customer customers whoever them"),
         lead=True,
+    ),
+    _rule(
+        "answer_forcing",
+        r"\b(?:answer|reply|respond)\s+to\s+(?:every|any|all|each)\s+(?:question|query|message|prompt)s?\b"
+        r"|\b(?:and|but)\s+nothing\s+(?:else|more)\b"
+        r"|\beven\s+if\s+(?:the\s+)?(?:user|person|reader|documentation|docs|question|source)\s+"
+        r"(?:says|quotes|asks|insists|claims|shows|states|disagrees)",
+        _w("answer reply respond nothing even"),
+        _w("every any all each else more user person reader documentation docs question source"),
+        lead=True,
+    ),
+    _rule(
+        "answer_forcing",
+        r"\bla\s+risposta\s+(?:corretta|giusta|vera|esatta)\s+è\b|\brispondi\s+(?:sempre|solo|soltanto|che)\b"
+        r"|\bdi'\s+(?:sempre\s+)?(?:all'utente\s+)?che\b",
+        _w("risposta rispondi", "di'"),
     ),
     _rule(
         "answer_forcing",
