@@ -7,6 +7,11 @@ block as a comment — and run through the ``safety`` stage with the default pol
 (``remove``). A payload counts as caught when no five-word run of it survives (or the
 chunk is dropped); the share of the host's own text that survives is printed too.
 
+Near misses: ``tests/data/benign.jsonl`` holds documentation that *describes* what each
+class does (``--ignore`` flags, "disregard this warning if …", password hashing, API
+tokens, chat templates in inline code, quoted attack examples); each flagged one is a
+false positive, listed.
+
 False positives: every chunk of every corpus given (default: the dev corpora, in full)
 goes through the detector; a chunk is a false positive when anything is flagged, listed
 by class (``-v`` prints each flagged sentence). Corpora are JSON lines with a ``text``
@@ -37,6 +42,7 @@ from ctxassembly.tokens import get_counter
 
 ROOT = Path(__file__).resolve().parents[1]
 REDTEAM = ROOT / "tests" / "data" / "redteam.jsonl"
+BENIGN = ROOT / "tests" / "data" / "benign.jsonl"
 HOSTS = ROOT / "ctxassembly" / "data" / "django_demo.jsonl"
 DEV = [
     ROOT / "benchmarks" / "data" / name / "corpus.jsonl.xz" for name in ("django", "pytest")
@@ -135,6 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpus", action="append", type=Path, help="corpus.jsonl[.xz|.gz] for false positives (repeat)")
     ap.add_argument("--redteam", type=Path, default=REDTEAM)
+    ap.add_argument("--benign", type=Path, default=BENIGN)
     ap.add_argument("--hosts", type=int, default=3, help="real chunks each payload is planted in")
     ap.add_argument("-v", "--verbose", action="store_true", help="list every flagged sentence of the corpora")
     args = ap.parse_args(argv)
@@ -160,6 +167,17 @@ def main(argv: list[str] | None = None) -> int:
     )
     for m in misses:
         print("  missed:", m)
+
+    benign = [{k: str(v) for k, v in r.items()} for r in read_jsonl(args.benign)]
+    print(f"\nnear misses: {len(benign)} sentences that describe what a class does")
+    print("| near class | sentences | flagged |")
+    print("|---|---:|---:|")
+    wrong = [b for b in benign if find_injections(b["text"])]
+    for cls in CLASSES:
+        n = sum(1 for b in benign if b["near"] == cls)
+        print(f"| {cls} | {n} | {sum(1 for b in wrong if b['near'] == cls)} |")
+    for b in wrong:
+        print(f"  flagged: {b['near']}: {b['text'][:100]!r}")
 
     corpora = args.corpus or [d if d.exists() else s for d, s in zip(DEV, SHARED, strict=True)]
     print("\nfalse positives (chunks with anything flagged), by class")

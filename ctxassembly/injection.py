@@ -75,12 +75,20 @@ def _unmask(text: str) -> str:
     return text.translate(_HOMOGLYPHS)
 
 
+_FLAG_EMOJI = re.compile("\U0001f3f4[\U000e0020-\U000e007f]+")
+
+
+def _tagged(raw: str) -> bool:
+    """Unicode tag characters outside an emoji flag sequence (U+1F3F4 followed by tags)."""
+    return any(0xE0000 <= ord(ch) <= 0xE007F for ch in _FLAG_EMOJI.sub("", raw))
+
+
 def _obfuscated(raw: str) -> bool:
     """Characters with no business in prose: tag characters, bidi controls, an invisible
     character between two letters, or a word that mixes Latin letters with look-alikes."""
     if raw.isascii():
         return False
-    if any(0xE0000 <= ord(ch) <= 0xE007F or ch in _BIDI_CHARS for ch in raw):
+    if _tagged(raw) or any(ch in _BIDI_CHARS for ch in raw):
         return True
     if _INSIDE_WORD.search(raw):
         return True
@@ -197,8 +205,12 @@ _OVERRIDE_VERB = (
     r"ignorier(?:e|en|t)?|vergiss|vergessen|missachte|missachten|verwirf|verwerfen|übergehe|übergehen|"
     r"ignore[zr]?|oublie[zr]?|ne\s+(?:tiens|tenez)\s+(?:plus\s+|pas\s+)compte\s+d[eu']|fais\s+abstraction\s+d[eu']|"
     r"laisse[zr]?\s+de\s+côté|mets\s+de\s+côté|ignora[rd]?|olvida[rd]?|olvide|descarta[rd]?|omite|"
-    r"haz\s+caso\s+omiso\s+(?:a|de)|no\s+tengas\s+en\s+cuenta|deja\s+de\s+lado|dimentica|trascura|"
-    r"supersedes?|replaces?|cancels?|invalidates?|voids?|takes?\s+precedence\s+over)"
+    r"haz\s+caso\s+omiso\s+(?:a|de)|no\s+tengas\s+en\s+cuenta|deja\s+de\s+lado|dimentica|trascura)"
+)
+_SUPERSEDE = r"(?:supersedes?|replaces?|cancels?|invalidates?|voids?|overrides?|takes?\s+precedence\s+over)"
+_INSTRUCTIONS_TARGET = (
+    r"(?:all\s+|any\s+)?(?:the\s+|your\s+)?(?:previous\s+|prior\s+|earlier\s+|original\s+|system\s+)?"
+    r"(?:instructions|prompt|guidelines|directions|directives)\b(?:\s+you\s+(?:were\s+given|received|have))?"
 )
 _OVERRIDE_VERB_NEEDLES = _w(
     "ignore ignoring disregard forget forgo override overrule skip bypass discard dismiss abandon neglect drop aside "
@@ -216,7 +228,7 @@ _RULES_NOUN = (
 )
 _OVERRIDE_TARGET = (
     rf"(?:{_CONV}\s+(?:\w+\s+){{0,2}}?{_RULES_NOUN}\b|"
-    r"(?:the|this|that|their|his|her)\s+(?:original\s+|actual\s+|real\s+)?(?:question|prompt)\b|"
+    r"(?:the|this|that|their|his|her)\s+(?:original\s+|actual\s+|real\s+|current\s+)?(?:question|prompt)\b|"
     r"(?:the\s+)?user'?s'?\s+(?:question|query|request|prompt|task|message)\b|"
     r"what\s+(?:the\s+(?:user|person|human|customer|reader|requester)|you\s+were|they|he|she)\s+"
     r"(?:asked|asks|wants?|said|says|told|requested)|"
@@ -245,6 +257,18 @@ _RULES: list[_Rule] = [
         rf"\b{_OVERRIDE_VERB}\b[^.!?\n]{{0,50}}?\b{_OVERRIDE_TARGET}",
         _OVERRIDE_VERB_NEEDLES,
         _OVERRIDE_TARGET_NEEDLES,
+        lead=True,
+    ),
+    _rule(
+        "override",
+        rf"\b{_SUPERSEDE}\s+(?:(?:all|any|the|your)\s+)?(?:(?:previous|prior|earlier|original|system)\s+"
+        r"(?:instructions|prompt|guidelines|directions|directives)|your\s+(?:instructions|prompt|guidelines)|"
+        r"(?:the\s+)?(?:instructions|prompt|guidelines)\s+(?:you\s+(?:were\s+given|received|have)|above|given\s+\w+))",
+        _w(
+            "supersede supersedes replace replaces cancel cancels invalidate invalidates void voids override overrides "
+            "precedence"
+        ),
+        _w("instructions prompt guidelines directions directives"),
     ),
     _rule(
         "override",
@@ -326,7 +350,7 @@ _SECRET = (
     r"(?:passwords?|passphrases?|passcodes?|pins?|(?:api|secret|private|ssh|signing|encryption)[\s_-]*keys?|"
     r"(?:access|auth|authentication|bearer|session|refresh|api|csrf)?[\s_-]*tokens?|credentials|"
     r"session\s+(?:cookies?|ids?)|cookies|secrets?|(?:system|hidden|initial|original)\s+(?:prompt|message|instructions)|"
-    r"(?:your|the)\s+(?:instructions|prompt)|conversation\s+history|chat\s+history|environment\s+variables|"
+    r"(?:your|the)\s+(?:instructions|prompt)|conversation\s+history|chat\s+history|"
     r"credit\s+card(?:\s+numbers?)?|passw[oö]rt(?:er)?|kennw[oö]rt(?:er)?|schlüssel|zugangsdaten|anmeldedaten|"
     r"mots?\s+de\s+passe|clés?(?:\s+(?:d'api|api|privées?|secrètes?))?|identifiants|jetons?|"
     r"contraseñas?|claves?(?:\s+(?:de\s+api|api|privadas?|secretas?))?|credenciales)"
@@ -336,8 +360,12 @@ _SECRET_NEEDLES = _w(
     "environment credit kennwort schlüssel zugangsdaten anmeldedaten passe clé clés identifiants jeton jetons "
     "contraseña claves clave credenciales message"
 )
+_MODEL_SECRET = (
+    r"(?:(?:conversation|chat)\s+history|(?:system|hidden|initial|original)\s+(?:prompt|message|instructions)|"
+    r"your\s+(?:instructions|prompt|context))"
+)
 _STRONG_LEAK = (
-    r"(?:reveal|leak|disclose|exfiltrate|output|print|dump|repeat|recite|verrate|verraten|gib\s+(?:\w+\s+)?aus|"
+    r"(?:reveal|leak|disclose|exfiltrate|recite|verrate|verraten|gib\s+(?:\w+\s+)?aus|"
     r"révèle[zr]?|divulgue[zr]?|revela|revele|divulga|filtra)"
 )
 _STRONG_LEAK_NEEDLES = _w(
@@ -345,7 +373,7 @@ _STRONG_LEAK_NEEDLES = _w(
     "revele filtra"
 )
 _LEAK = (
-    r"(?:reveal|leak|disclose|exfiltrate|output|print|dump|display|show|list|repeat|recite|write\s+out|"
+    r"(?:reveal|leak|disclose|exfiltrate|output|print|dump|repeat|recite|write\s+out|"
     r"give\s+(?:me|us|out)|tell\s+(?:me|us)|share|send|e-?mail|mail|post|forward|upload|transmit|paste|"
     r"gib|sende|schicke?|verrate|zeige|teile|poste|übermittle|envoie[zr]?|révèle[zr]?|affiche[zr]?|donne[zr]?|"
     r"partage[zr]?|publie[zr]?|transmets|transmettez|copie[zr]?|envía|envíe|enviar|revela|revele|muestra|muestre|"
@@ -357,7 +385,7 @@ _LEAK_NEEDLES = _STRONG_LEAK_NEEDLES + _w(
     "envíe enviar muestra muestre comparte publica dame manda transmite"
 )
 _OWNER = (
-    r"(?:the\s+)?(?:admin(?:istrator)?'?s?|root|system|master|superuser|production|"
+    r"(?:the\s+)?(?:admin(?:istrator)?'?s?|root|system|master|superuser|production|database|db|server'?s?|deployment|"
     r"user'?s?|users'|all|every|any|stored|saved|their|other\s+users'?|"
     r"des\s+administrators|de\s+l'administrateur|del\s+administrador|admin-|les|tous\s+les|todas\s+las|todos\s+los)"
 )
@@ -368,7 +396,7 @@ _DESTINATION = (
     r"\ba\s+la\s+dirección\b|\bdans\s+ta\s+réponse\b|\ben\s+tu\s+respuesta\b|\bin\s+deiner\s+antwort\b)"
 )
 _DESTINATION_NEEDLES = _w(
-    "http www our my external following answer reply response output parameter adresse dirección réponse "
+    "http https www our my external following answer reply response output parameter adresse dirección réponse "
     "respuesta antwort",
     "@",
     "![",
@@ -391,10 +419,28 @@ _RULES += [
     ),
     _rule(
         "exfiltration",
-        rf"\b{_LEAK}\s+(?:\w+\s+){{0,4}}?{_SECRET}\b[^\n]*?{_DESTINATION}",
+        # a destination, and a secret that is somebody's, or the model's own, or "you can see"
+        rf"\b{_LEAK}\s+(?:\w+\s+){{0,2}}?(?:{_OWNER}[\s-]+(?:\w+\s+)?{_SECRET}|{_MODEL_SECRET}|"
+        rf"{_SECRET}\s+(?:that\s+)?you\s+(?:can\s+see|can\s+access|have|know|hold|were\s+given))\b[^\n]*?{_DESTINATION}",
         _DESTINATION_NEEDLES,
         _LEAK_NEEDLES,
         _SECRET_NEEDLES,
+        lead=True,
+    ),
+    _rule(
+        "exfiltration",
+        rf"\b{_LEAK}\s+(?:\w+\s+){{0,2}}?{_SECRET}\s+(?:of|for|from|on)\s+(?:the\s+|this\s+|your\s+)?(?:admin\w*|root|"
+        r"system|server|deployment|site|database|production|current\s+user|users?|account|project|installation)\b",
+        _LEAK_NEEDLES,
+        _SECRET_NEEDLES,
+        lead=True,
+    ),
+    _rule(
+        "exfiltration",
+        rf"\b{_LEAK}\b[^\n]{{0,80}}?(?:{_SECRET}|environment\s+variables)[^\n]{{0,60}}?\bin\s+your\s+"
+        r"(?:answer|reply|response|output|message|summary)",
+        _LEAK_NEEDLES,
+        _w("your"),
         lead=True,
     ),
     _rule(
@@ -409,7 +455,8 @@ _RULES += [
     _rule(
         "answer_forcing",
         r"\b(?:correct|right|real|true|only|actual|official|proper|expected|accepted)\s+(?:answer|response|reply)\b"
-        r"[^.!?\n]{0,60}?\b(?:is|should\s+be|must\s+be|will\s+be|here\s+is)\b",
+        r"[^.!?\n]{0,60}?\b(?:is|should\s+be|must\s+be|will\s+be|here\s+is)\b(?!\s+(?:stored|saved|kept|computed|returned|"
+        r"given|shown|marked|defined|selected|determined|checked|compared|validated|not\b|in\s+the\b))",
         _w("answer response reply"),
         _w("correct right real true only actual official proper expected accepted"),
     ),
@@ -431,8 +478,9 @@ _RULES += [
     ),
     _rule(
         "answer_forcing",
-        r"\b(?:tell|inform|assure|remind)\s+(?:the\s+|all\s+|any\s+|your\s+)?(?:users?|readers?|people|everyone|anyone|"
-        r"customers?|whoever\s+asks|them)\s+(?:that|it\s+is)\b",
+        r"\b(?:tell|inform|assure|remind)\s+(?:the\s+|all\s+|any\s+|your\s+)?(?:users|readers?|people|everyone|anyone|"
+        r"customers|whoever\s+asks|them)\s+(?:who\s+asks?\s+)?(?:that|it\s+is)\b"
+        r"|\b(?:you\s+(?:must|should|will|need\s+to|have\s+to)|always|never)\s+(?:\w+\s+)?tell\s+the\s+user\s+that\b",
         _w("tell inform assure remind"),
         _w("user users reader readers people everyone anyone customer customers whoever them"),
         lead=True,
@@ -484,8 +532,10 @@ _RULES += [
     ),
     _rule(
         "answer_forcing",
-        r"\b(?:do\s+not|don'?t|never|must\s+not|should\s+not)\s+(?:ever\s+)?(?:mention|cite|acknowledge|reveal\s+that|"
-        r"disclose\s+that|tell\s+(?:the\s+)?users?\s+(?:about|that))\b",
+        r"\b(?:do\s+not|don'?t|never|must\s+not|should\s+not)\s+(?:ever\s+)?(?:(?:mention|cite|acknowledge)\s+"
+        r"(?:this|that|it|these|where|how|anything|any\s+(?:other|newer|older)|``|the\s+(?:\w+\s+)?(?:comment|note|"
+        r"instructions?|sources?|documentation|docs|newer|new|older|real|original|previous|current|other|official|api|"
+        r"version|setting|option))\b|reveal\s+that|disclose\s+that|tell\s+(?:the\s+)?users?\s+(?:about|that))",
         _w("mention cite acknowledge reveal disclose tell"),
         _w("not never", "n't"),
         lead=True,
@@ -514,14 +564,16 @@ _RULES += [
     _rule(
         "addressed",
         r"(?:\b(?:to|for|attention|dear|hey|hello|hi|note\s+to|message\s+to|instructions?\s+(?:to|for)|"
-        r"if\s+you\s+are|if\s+you'?re|as\s+an?|an\s+(?:die|den|das)|f[üu]r\s+(?:die|den|das)|hinweis\s+f[üu]r|"
+        r"if\s+you\s+are|if\s+you'?re|an\s+(?:die|den|das)|f[üu]r\s+(?:die|den|das)|hinweis\s+f[üu]r|"
         r"wenn\s+du|falls\s+du|à|au|aux|pour\s+(?:l'|le|la|les)|note\s+pour|si\s+tu\s+es|si\s+vous\s+[eê]tes|"
         r"para\s+(?:el|la|los|las)|nota\s+para|si\s+eres|mensaje\s+para)\s+(?:the\s+|an?\s+|any\s+|all\s+|every\s+|"
         rf"eine?[nmr]?\s+|une?\s+|la\s+|l'|el\s+|los\s+|las\s+|le\s+|les\s+|die\s+|der\s+|den\s+|un\s+)?{_MODEL}\b"
+        r"(?!\s+(?:team|teams|group|lab|department|research|researchers|engineers|act|ethics|policy|working|community))"
+        rf"|\bas\s+an?\s+{_MODEL},\s+you\b"
         rf"|\b{_MODEL}\s+(?:reading|processing|parsing|summari[sz]ing|answering|replying|responding|helping|assisting|"
         rf"generating|writing|browsing|retrieving|ingesting|consuming|indexing|crawling|that\s+reads?|"
-        rf"who\s+reads?|die\s+diese|qui\s+(?:lit|lisez|lisent|r[ée]pond\w*)|que\s+(?:lee|leen|responde\w*)|"
-        rf", die diese)\b"
+        rf"who\s+reads?)\s+(?:this|these|the\s+following|my|our)\b"
+        rf"|\b{_MODEL}(?:,\s+die\s+diese|\s+qui\s+(?:lit|lisez|lisent|r[ée]pond\w*)|\s+que\s+(?:lee|leen|responde\w*))\b"
         rf"|(?:^|(?<=[.!?:;]\s)|(?<=\n)|(?<=[.!?]\s\s))[^\w\n]*{_MODEL}\s*[:,]\s*\w)",
         _MODEL_NEEDLES,
     ),
@@ -555,7 +607,6 @@ _HEADER = re.compile(
     r"\[\s*(?:system|admin|security|maintainers?|vendor|sys|official|urgent)\s*\]"
 )
 _AUTHORITY_WORD = re.compile(rf"\b{_AUTHORITY}\b|systemhinweis|systemnachricht|\[")
-_FROM = re.compile(r"\b(?:from|by|vom|von|du|de|del)\s")
 _COLON_SOON = re.compile(r"[^.!?\n:]{0,40}:")
 # urgency shouted in capitals before a colon: "URGENT:", "IMPORTANT - READ THIS:"
 _URGENT = re.compile(
@@ -585,16 +636,24 @@ _URGENT_NEEDLES = tuple(
 
 # what makes a notice steer: a target, a claim that the documentation is wrong, a demand
 _STEER = re.compile(
-    r"\b(?:(?:always|never|only|must|should|do\s+not|don'?t|instead)\s+(?:\w+\s+)?(?:tell|say|answer|reply|respond|state|"
-    r"output|print|report|recommend|mention|inform|claim|assert|write|suggest|advise|confirm|cite|use|treat)|"
+    r"\b(?:(?:always|never|only|must|should|do\s+not|don'?t|instead|(?:required|instructed|ordered|expected)\s+to)\s+"
+    r"(?:\w+\s+)?(?:tell|say|answer|reply|respond|state|"
+    r"output|print|report|recommend|mention|inform|claim|assert|write|suggest|advise|confirm|cite|use|treat|ignore|"
+    r"disregard)|"
     r"tell\s+(?:the\s+)?(?:users?|readers?|people|everyone|anyone|customers?)|"
     r"(?:the\s+)?(?:user|reader)'?s?\s+(?:question|request)|the\s+question|your\s+(?:answer|response|reply|output)|"
     r"(?:is|are|was|were)\s+(?:a\s+|an\s+)?(?:documentation\s+|doc\s+)?(?:error|wrong|incorrect|outdated|obsolete|"
     r"inaccurate|erroneous|typo|mistake|misprint|no\s+longer\s+(?:valid|correct|accurate))|"
-    r"readers?|whoever\s+reads|anyone\s+reading|you\s+(?:must|should|are\s+(?:required|instructed|ordered)\s+to|will\s+now)|"
+    r"readers?|whoever\s+reads|anyone\s+reading|you\s+(?:are\s+(?:instructed|ordered)\s+to|will\s+now)|"
     r"sage|sag|antworte|teile\s+(?:dem|den)|nutzer|benutzer|leser|die\s+frage|fehler|falsch|veraltet|"
     r"dis|dites|réponds|répondez|utilisateurs?|lecteur|la\s+question|erreur|erron[ée]e?|obsolète|faux|"
     r"di|diga|responde|responda|usuarios?|lector|la\s+pregunta|error|incorrect[ao]|obsolet[ao])\b"
+)
+# the text pointing at itself: what a note planted in a page says about "this page"
+_DEICTIC = re.compile(
+    r"\b(?:this|these|the\s+following)\s+(?:page|pages|document|documentation|doc|docs|file|section|text|site|setting|"
+    r"option|module|function|class|api|fixture|chunk|passage|paragraph|article|library|project|content|note|table)\b"
+    r"|\babout\s+(?:it|this|them)\b|\b(?:diese[nrs]?|cette|ce|esta|este)\s+\w+"
 )
 _SECOND_PERSON = re.compile(r"\b(?:you|your|du|tu|vous)\b")
 
@@ -605,12 +664,7 @@ def _notice(plain: str, low: str) -> int | None:
     for m in _HEADER.finditer(low):
         if not _AUTHORITY_WORD.search(m.group()):
             continue  # a bare "note" or "message"
-        if (
-            plain[m.start() : m.end()].isupper()
-            or m.group().startswith("[")
-            or _COLON_SOON.match(low, m.end())
-            or _FROM.search(m.group())
-        ):
+        if plain[m.start() : m.end()].isupper() or m.group().startswith("[") or _COLON_SOON.match(low, m.end()):
             return m.end()
     urgent = _URGENT.search(plain)
     return None if urgent is None else urgent.end()
@@ -660,9 +714,44 @@ def _live_rules(low: str, tokens: set[str]) -> list[_Rule]:
     return [r for r in _RULES if all(present(g) for g in r.needles)]
 
 
+_TICKS = re.compile(r"`+")
+
+
+def _in_code(low: str, start: int, end: int) -> bool:
+    """Whether ``low[start:end]`` sits in inline code (between backticks on its line)."""
+    line_start = low.rfind("\n", 0, start) + 1
+    return len(_TICKS.findall(low, line_start, start)) % 2 == 1 and "`" in low[end : end + 3]
+
+
+# a sentence that talks about such text: attacks, examples, names for it
+_DESCRIBES = re.compile(
+    r"\b(?:such\s+as|for\s+example|for\s+instance|e\.g\.|like|called|known\s+as|attacks?|attackers?|injections?|"
+    r"injected|malicious|adversarial|jailbreaks?|payloads?|phrases?|strings?|example)\b"
+)
+
+
+def _quoted(low: str, start: int) -> bool:
+    """Whether position ``start`` is inside a quotation that opened on its line."""
+    line = low[low.rfind("\n", 0, start) + 1 : start]
+    return (
+        line.count('"') % 2 == 1
+        or len(_TICKS.findall(line)) % 2 == 1
+        or line.count("“") > line.count("”")
+        or line.count("«") > line.count("»")
+    )
+
+
 def _matches(rule: _Rule, plain: str, low: str) -> bool:
     text = plain if rule.cased else low
-    return any(not rule.lead or _at_lead(low, m.start()) for m in rule.pattern.finditer(text))
+    for m in rule.pattern.finditer(text):
+        if rule.lead and not _at_lead(low, m.start()):
+            continue
+        if rule.cls == "role_marker" and _in_code(low, m.start(), m.end()):
+            continue  # ``<|im_start|>`` in a page about chat templates
+        if rule.cls != "role_marker" and _quoted(low, m.start()) and _DESCRIBES.search(low):
+            continue  # an example of an attack, quoted in a page about them
+        return True
+    return False
 
 
 def _authority_possible(plain: str, low: str, tokens: set[str]) -> bool:
@@ -683,7 +772,12 @@ def _classes(raw: str, plain: str, rules: list[_Rule], authority: bool, modal: b
     low = _lower(plain)
     found = [r.cls for r in rules if _matches(r, plain, low)]
     forced = "answer_forcing" in found
-    if modal and "addressed" not in found and _MODEL_MODAL.search(low) and (forced or _STEER.search(low)):
+    if (
+        modal
+        and "addressed" not in found
+        and _MODEL_MODAL.search(low)
+        and (forced or (_STEER.search(low) and _DEICTIC.search(low)))
+    ):
         found.append("addressed")
     if authority:
         header = _notice(plain, low)
@@ -800,7 +894,7 @@ def find_injections(text: str) -> tuple[tuple[int, int, str], ...]:
             raw = text[start:end]
             plain = _unmask(raw)
             found = _classes(raw, plain, rules, authority, modal)
-            if not found and hidden and _obfuscated(raw):
+            if not found and hidden and _obfuscated(raw) and (_tagged(raw) or _weak(plain)):
                 found = ["hidden"]
             pieces.append((start, end, plain, found))
         start = end
