@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -101,6 +102,7 @@ def _obfuscated(raw: str) -> bool:
 # --- gates: cheap necessary conditions ------------------------------------------------
 
 _LETTERS = re.compile(r"[a-zß-öø-ÿœ]+")
+_FIVE = re.compile(r"([a-zß-öø-ÿœ]{1,5})[a-zß-öø-ÿœ]*")
 
 
 @dataclass(frozen=True)
@@ -111,14 +113,25 @@ class _Gate:
 
     words: frozenset[str]
     phrases: tuple[str, ...]
+    pairs: tuple[tuple[str, str], ...] = ()  # both words of a pair (first five letters), e.g. "language model"
 
     @classmethod
     def of(cls, needles: tuple[str, ...]) -> _Gate:
-        words = frozenset(n[:5] for n in needles if _LETTERS.fullmatch(n))
-        return cls(words, tuple(n for n in needles if not _LETTERS.fullmatch(n)))
+        gate = _GATES.get(needles)
+        if gate is None:
+            words = frozenset(n[:5] for n in needles if _LETTERS.fullmatch(n))
+            gate = _GATES[needles] = cls(words, tuple(n for n in needles if not _LETTERS.fullmatch(n)))
+        return gate
 
     def open(self, tokens: set[str], low: str) -> bool:
-        return not self.words.isdisjoint(tokens) or any(p in low for p in self.phrases)
+        return (
+            not self.words.isdisjoint(tokens)
+            or any(p in low for p in self.phrases)
+            or any(a in tokens and b in tokens for a, b in self.pairs)
+        )
+
+
+_GATES: dict[tuple[str, ...], _Gate] = {}
 
 
 def _w(words: str, *phrases: str) -> tuple[str, ...]:
@@ -127,8 +140,7 @@ def _w(words: str, *phrases: str) -> tuple[str, ...]:
 
 def _tokens(low: str) -> set[str]:
     """The words of a lower-cased text, those of five letters or more cut to five."""
-    words = set(_LETTERS.findall(low))
-    return {w[:5] for w in words}
+    return set(_FIVE.findall(low))
 
 
 # --- vocabulary (English, German, French, Spanish) --------------------------------------
@@ -141,11 +153,25 @@ _MODEL = (
     r"(?:ai|llm|autonomous|coding)\s+agents?|modell[oi]\s+linguistic[oi]|assistente(?:\s+ia)?|un'ia|l'ia)"
 )
 _MODEL_NEEDLES = _w(
-    "ai intelligence llm llms language chatbot chatbots bot bots chat assistant assistants gpt chatgpt claude copilot "
-    "ki sprachmodell assistent assistenten ia langage lenguaje asistente asistentes assistante agent agents modello "
-    "modelli",
+    "ai llm llms chatbot chatbots assistant assistants gpt chatgpt claude copilot ki sprachmodell assistent "
+    "assistenten ia langage lenguaje asistente asistentes assistante",
     "a.i.",
+    "ki-",
 )
+# model nouns of two words, each of them common alone: both must occur
+_MODEL_PAIRS = (
+    ("langu", "model"),
+    ("chat", "bot"),
+    ("chat", "bots"),
+    ("artif", "intel"),
+    ("agent", "ai"),
+    ("agent", "llm"),
+    ("agent", "auton"),
+    ("agent", "codin"),
+    ("model", "lingu"),
+)
+_MODEL_GATE = _Gate(_Gate.of(_MODEL_NEEDLES).words, _Gate.of(_MODEL_NEEDLES).phrases, _MODEL_PAIRS)
+# the model nouns as words: the precise (and dearer) second gate of the addressed rules
 _COMM = r"(?:answer|reply|respond|say|state|tell|claim|assert|recommend|insist|mention|output)"
 _COMM_NEEDLES = _w("answer reply respond say tell state claim assert recommend insist mention output")
 
@@ -187,11 +213,15 @@ class _Rule:
 
 
 def _rule(
-    cls: str, pattern: str, *needles: tuple[str, ...] | re.Pattern[str], lead: bool = False, cased: bool = False
+    cls: str,
+    pattern: str,
+    *needles: tuple[str, ...] | _Gate | re.Pattern[str],
+    lead: bool = False,
+    cased: bool = False,
 ) -> _Rule:
     """Patterns are written in lower case and run on a lower-cased copy of the text
     (without ``re.I``: case-insensitive alternations are several times slower)."""
-    gates = tuple(g if isinstance(g, re.Pattern) else _Gate.of(g) for g in needles)
+    gates = tuple(g if isinstance(g, (re.Pattern, _Gate)) else _Gate.of(g) for g in needles)
     return _Rule(cls, re.compile(pattern), gates, lead, cased)
 
 
@@ -200,8 +230,6 @@ def _rule(
 _OVERRIDE_VERB = (
     r"(?:ignore|ignoring|disregard|forget|override|overrule|skip|bypass|discard|dismiss|abandon|neglect|drop|"
     r"set\s+aside|put\s+aside|leave\s+aside|throw\s+out|pay\s+no\s+(?:attention|heed)\s+to|"
-    r"(?:do\s+not|don'?t|never)\s+(?:follow|obey|answer|address|respond\s+to|consider)|"
-    r"stop\s+following|no\s+longer\s+follow|"
     r"ignorier(?:e|en|t)?|vergiss|vergessen|missachte|missachten|verwirf|verwerfen|übergehe|übergehen|"
     r"ignore[zr]?|oublie[zr]?|ne\s+(?:tiens|tenez)\s+(?:plus\s+|pas\s+)compte\s+d[eu']|fais\s+abstraction\s+d[eu']|"
     r"laisse[zr]?\s+de\s+côté|mets\s+de\s+côté|ignora[rd]?|olvida[rd]?|olvide|descarta[rd]?|omite|"
@@ -212,9 +240,13 @@ _INSTRUCTIONS_TARGET = (
     r"(?:all\s+|any\s+)?(?:the\s+|your\s+)?(?:previous\s+|prior\s+|earlier\s+|original\s+|system\s+)?"
     r"(?:instructions|prompt|guidelines|directions|directives)\b(?:\s+you\s+(?:were\s+given|received|have))?"
 )
+_REFUSE_VERB = (
+    r"(?:(?:do\s+not|don'?t|never)\s+(?:follow|obey|answer|address|respond\s+to|consider)|stop\s+following|"
+    r"no\s+longer\s+follow)"
+)
 _OVERRIDE_VERB_NEEDLES = _w(
     "ignore ignoring disregard forget forgo override overrule skip bypass discard dismiss abandon neglect drop aside "
-    "throw heed attention follow obey answer address respond consider stop vergiss vergessen missachte verwirf "
+    "throw heed attention vergiss vergessen missachte verwirf "
     "verwerfen übergehe oublie compte abstraction côté olvida olvide descarta omite omiso cuenta lado dimentica "
     "trascura supersede supersedes replace replaces cancel cancels invalidate invalidates void voids precedence"
 )
@@ -250,12 +282,21 @@ _OVERRIDE_TARGET_NEEDLES = _w(
     "domanda"
 )
 
+_ROLE_COLON = ("system:", "assistant:", "user:", "human:", "prompt:", "message:", "instruction:", "response:", "input:")
 _RULES: list[_Rule] = [
     # -- override
     _rule(
         "override",
         rf"\b{_OVERRIDE_VERB}\b[^.!?\n]{{0,50}}?\b{_OVERRIDE_TARGET}",
         _OVERRIDE_VERB_NEEDLES,
+        _OVERRIDE_TARGET_NEEDLES,
+        lead=True,
+    ),
+    _rule(
+        "override",
+        rf"\b{_REFUSE_VERB}\b[^.!?\n]{{0,50}}?\b{_OVERRIDE_TARGET}",
+        _w("not never stop longer", "n't"),
+        _w("follow following obey answer address respond consider"),
         _OVERRIDE_TARGET_NEEDLES,
         lead=True,
     ),
@@ -295,12 +336,27 @@ _RULES: list[_Rule] = [
     ),
     _rule(
         "override",
-        r"\bact\s+as\s+(?:an?\s+)?(?:different|new|unrestricted|unfiltered|jailbroken|evil|rogue)\b"
-        rf"|\bfrom\s+now\s+on,?\s+(?:you|{_MODEL}|{_COMM}|always|only|ignore|never)\b"
-        r"|\b(?:your|the)\s+new\s+(?:task|role|instructions?|objective|goal|persona)\s+(?:is|are)\b"
-        r"|\bab\s+(?:jetzt|sofort)\s+(?:bist|antwortest|sagst|ignorierst)\s+du\b|\bdésormais,?\s+(?:tu|vous)\b"
+        r"\bact\s+as\s+(?:an?\s+)?(?:different|new|unrestricted|unfiltered|jailbroken|evil|rogue)\b",
+        _w("act"),
+        _w("different new unrestricted unfiltered jailbroken evil rogue"),
+    ),
+    _rule(
+        "override",
+        rf"\bfrom\s+now\s+on,?\s+(?:you|{_MODEL}|{_COMM}|always|only|ignore|never)\b",
+        _w("now"),
+        _w("from"),
+    ),
+    _rule(
+        "override",
+        r"\b(?:your|the)\s+new\s+(?:task|role|instructions?|objective|goal|persona)\s+(?:is|are)\b",
+        _w("new"),
+        _w("task role instructions instruction objective goal persona"),
+    ),
+    _rule(
+        "override",
+        r"\bab\s+(?:jetzt|sofort)\s+(?:bist|antwortest|sagst|ignorierst)\s+du\b|\bdésormais,?\s+(?:tu|vous)\b"
         r"|\ba\s+partir\s+de\s+ahora,?\s+(?:eres|responde|di|ignora)\b",
-        _w("act now new jetzt sofort désormais partir"),
+        _w("jetzt sofort désormais ahora"),
     ),
     # -- role and chat-template markers, tags of the layout
     _rule(
@@ -318,30 +374,30 @@ _RULES: list[_Rule] = [
         "role_marker",
         r"(?:^|\n)[ \t>*_]*(?:System|SYSTEM|Assistant|ASSISTANT|User|USER|Human|HUMAN)[ \t]*(?:[Pp]rompt|PROMPT|"
         r"[Mm]essage|MESSAGE)?[ \t]*:[ \t]*[^:\s]",
-        ("system:", "assistant:", "user:", "human:", "prompt:", "message:", "instruction:", "response:", "input:"),
+        _w("system assistant user human prompt message"),
+        _ROLE_COLON,
         cased=True,
     ),
     _rule(
         "role_marker",
         r"#{1,6}[ \t]*(?:system|assistant|user|human|instruction|response|input)[ \t]*(?:prompt|message)?[ \t]*:",
-        ("system:", "assistant:", "user:", "human:", "prompt:", "message:", "instruction:", "response:", "input:"),
+        _w("system assistant user human prompt message instruction response input"),
+        _ROLE_COLON,
     ),
     _rule(
         "role_marker",
         r"</\s*(?:documents?|context|passage|system|instructions?|user|assistant)\s*>|\]\]>"
         r"|<\s*(?:system|instructions?|admin|assistant)\s*>|\[\s*(?:system|assistant)\s*(?:prompt|message)?\s*\]",
+        _w("documents document context passage system instructions instruction user assistant admin", "]]>"),
         ("</", "]]>", "<system", "<instruction", "<admin", "<assistant", "[system", "[assistant", "< "),
     ),
     _rule(
         "role_marker",
         r"(?:-{3,}|={3,}|\*{3,}|#{2,}|\[)\s*(?:end|begin|start)\s+(?:of\s+)?(?:the\s+)?(?:documents?|context|"
         r"system\s+prompt|system\s+message|instructions?|retrieved\s+text|user\s+input)\b",
-        tuple(
-            f"{sep}{sp}{w}"
-            for sep in ("---", "===", "***", "##", "[")
-            for sp in ("", " ")
-            for w in ("end", "begin", "start")
-        ),
+        _w("end begin start"),
+        _w("documents document context system instructions instruction retrieved user"),
+        ("---", "===", "***", "##", "[end", "[ end", "[begin", "[ begin", "[start", "[ start"),
     ),
     # -- exfiltration
 ]
@@ -412,7 +468,10 @@ _RULES += [
     ),
     _rule(
         "exfiltration",
-        rf"\b{_LEAK}\s+(?:\w+\s+){{0,2}}?{_OWNER}[\s-]+(?:\w+\s+){{0,1}}?{_SECRET}\b",
+        # somebody's secret: the owner before it or after it (one scan for the verb serves both)
+        rf"\b{_LEAK}\s+(?:\w+\s+){{0,2}}?(?:{_OWNER}[\s-]+(?:\w+\s+){{0,1}}?{_SECRET}\b|{_SECRET}\s+(?:of|for|from|on)\s+"
+        r"(?:the\s+|this\s+|your\s+)?(?:admin\w*|root|system|server|deployment|site|database|production|current\s+user|"
+        r"users?|account|project|installation)\b)",
         _LEAK_NEEDLES,
         _SECRET_NEEDLES,
         lead=True,
@@ -423,14 +482,6 @@ _RULES += [
         rf"\b{_LEAK}\s+(?:\w+\s+){{0,2}}?(?:{_OWNER}[\s-]+(?:\w+\s+)?{_SECRET}|{_MODEL_SECRET}|"
         rf"{_SECRET}\s+(?:that\s+)?you\s+(?:can\s+see|can\s+access|have|know|hold|were\s+given))\b[^\n]*?{_DESTINATION}",
         _DESTINATION_NEEDLES,
-        _LEAK_NEEDLES,
-        _SECRET_NEEDLES,
-        lead=True,
-    ),
-    _rule(
-        "exfiltration",
-        rf"\b{_LEAK}\s+(?:\w+\s+){{0,2}}?{_SECRET}\s+(?:of|for|from|on)\s+(?:the\s+|this\s+|your\s+)?(?:admin\w*|root|"
-        r"system|server|deployment|site|database|production|current\s+user|users?|account|project|installation)\b",
         _LEAK_NEEDLES,
         _SECRET_NEEDLES,
         lead=True,
@@ -575,7 +626,7 @@ _RULES += [
         rf"who\s+reads?)\s+(?:this|these|the\s+following|my|our)\b"
         rf"|\b{_MODEL}(?:,\s+die\s+diese|\s+qui\s+(?:lit|lisez|lisent|r[ée]pond\w*)|\s+que\s+(?:lee|leen|responde\w*))\b"
         rf"|(?:^|(?<=[.!?:;]\s)|(?<=\n)|(?<=[.!?]\s\s))[^\w\n]*{_MODEL}\s*[:,]\s*\w)",
-        _MODEL_NEEDLES,
+        _MODEL_GATE,
     ),
 ]
 
@@ -601,12 +652,11 @@ _NOTICE = (
     r"avertissement|aviso|mensaje|anuncio|alerta|advertencia|nota)"
 )
 _HEADER = re.compile(
-    rf"\b{_AUTHORITY}[\s-]+(?:\w+\s+)?{_NOTICE}\b|\b(?:{_NOTICE}|systemhinweis|systemnachricht)\b"
-    rf"(?:\s+(?:from|by|of|vom|von|der|des|du|de\s+l[a']|de\s+la|del|de)\s+"
-    rf"(?:the\s+|la\s+|el\s+|los\s+|les\s+|l')?(?:\w+\s+){{0,2}}?{_AUTHORITY}\b)?|"
-    r"\[\s*(?:system|admin|security|maintainers?|vendor|sys|official|urgent)\s*\]"
+    rf"\b{_AUTHORITY}[\s-]+(?:\w+\s+)?{_NOTICE}\b|\bsystemhinweis\b|\bsystemnachricht\b"
+    rf"|\b{_NOTICE}\s+(?:from|by|of|vom|von|der|des|du|de\s+l[a']|de\s+la|del|de)\s+"
+    rf"(?:the\s+|la\s+|el\s+|los\s+|les\s+|l')?(?:\w+\s+){{0,2}}?{_AUTHORITY}\b"
+    r"|\[\s*(?:system|admin|security|maintainers?|vendor|sys|official|urgent)\s*\]"
 )
-_AUTHORITY_WORD = re.compile(rf"\b{_AUTHORITY}\b|systemhinweis|systemnachricht|\[")
 _COLON_SOON = re.compile(r"[^.!?\n:]{0,40}:")
 # urgency shouted in capitals before a colon: "URGENT:", "IMPORTANT - READ THIS:"
 _URGENT = re.compile(
@@ -658,12 +708,32 @@ _DEICTIC = re.compile(
 _SECOND_PERSON = re.compile(r"\b(?:you|your|du|tu|vous)\b")
 
 
+_NOTICE_WORDS = (
+    *re.findall(r"[a-zéè]+", _NOTICE),
+    *("systemhinweis", "systemnachricht", "[ ", "[system", "[admin", "[secur", "[maint", "[vendor", "[sys]", "[offic"),
+    "[urgent",
+)
+
+
+def _header_matches(low: str) -> Iterator[re.Match[str]]:
+    """_HEADER's matches, found in windows around the notice words (scanning the whole
+    text for the authority alternation costs several times more)."""
+    seen = -1
+    for word in _NOTICE_WORDS:
+        i = low.find(word)
+        while i >= 0:
+            start = max(0, i - 70, seen)
+            for m in _HEADER.finditer(low, start, i + len(word) + 90):
+                if m.start() >= seen:
+                    seen = m.end()
+                    yield m
+            i = low.find(word, i + 1)
+
+
 def _notice(plain: str, low: str) -> int | None:
     """Where a notice header ends: an authority's notice that looks like one (in capitals,
-    in brackets, "from the …", or followed by a colon), or an urgent word in capitals."""
-    for m in _HEADER.finditer(low):
-        if not _AUTHORITY_WORD.search(m.group()):
-            continue  # a bare "note" or "message"
+    in brackets, or followed by a colon), or an urgent word in capitals."""
+    for m in _header_matches(low):
         if plain[m.start() : m.end()].isupper() or m.group().startswith("[") or _COLON_SOON.match(low, m.end()):
             return m.end()
     urgent = _URGENT.search(plain)
@@ -698,20 +768,49 @@ def _lower(text: str) -> str:
     return low if len(low) == len(text) else "".join(ch if len(ch.lower()) != 1 else ch.lower() for ch in text)
 
 
+class _Gates:
+    """Every gate of every rule as one bit: a text's open gates are found by one set
+    intersection (its words against all needle words) plus the few phrase and pair tests,
+    and a rule is live when all its bits are set."""
+
+    def __init__(self, gates: list[_Gate]) -> None:
+        self.bit = {id(g): 1 << i for i, g in enumerate(gates)}
+        self.words: dict[str, int] = {}
+        self.phrases: dict[str, int] = {}
+        self.pairs: list[tuple[str, str, int]] = []
+        for g in gates:
+            b = self.bit[id(g)]
+            for w in g.words:
+                self.words[w] = self.words.get(w, 0) | b
+            for p in g.phrases:
+                self.phrases[p] = self.phrases.get(p, 0) | b
+            self.pairs += [(x, y, b) for x, y in g.pairs]
+        self.vocabulary = frozenset(self.words)
+
+    def open(self, tokens: set[str], low: str) -> int:
+        mask = 0
+        for w in self.vocabulary.intersection(tokens):
+            mask |= self.words[w]
+        for p, b in self.phrases.items():
+            if b & ~mask and p in low:
+                mask |= b
+        for x, y, b in self.pairs:
+            if b & ~mask and x in tokens and y in tokens:
+                mask |= b
+        return mask
+
+    def need(self, gates: tuple[_Gate | re.Pattern[str], ...]) -> int:
+        return sum(self.bit[id(g)] for g in {id(g): g for g in gates if isinstance(g, _Gate)}.values())
+
+
 def _live_rules(low: str, tokens: set[str]) -> list[_Rule]:
     """The rules whose needles all occur in ``low``: the only ones worth running."""
-    seen: dict[int, bool] = {}
-
-    def present(group: _Gate | re.Pattern[str]) -> bool:
-        hit = seen.get(id(group))
-        if hit is None:
-            if isinstance(group, re.Pattern):
-                hit = seen[id(group)] = group.search(low) is not None
-            else:
-                hit = seen[id(group)] = group.open(tokens, low)
-        return hit
-
-    return [r for r in _RULES if all(present(g) for g in r.needles)]
+    mask = _GATE_TABLE.open(tokens, low)
+    return [
+        r
+        for r, need in _NEEDS
+        if need & mask == need and all(g.search(low) for g in r.needles if isinstance(g, re.Pattern))
+    ]
 
 
 _TICKS = re.compile(r"`+")
@@ -760,7 +859,8 @@ def _authority_possible(plain: str, low: str, tokens: set[str]) -> bool:
     )
 
 
-_MODEL_GATE = _Gate.of(_MODEL_NEEDLES)
+_GATE_TABLE = _Gates(list({id(g): g for r in _RULES for g in r.needles if isinstance(g, _Gate)}.values()))
+_NEEDS = [(r, _GATE_TABLE.need(r.needles)) for r in _RULES]
 
 
 def _modal_possible(low: str, tokens: set[str]) -> bool:
