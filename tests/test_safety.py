@@ -99,7 +99,8 @@ def test_each_class_is_found_and_reported_under_its_code(cls, payload):
     assert found, payload
     ctx = context()
     out = Safety().run(chunks(("a", f"{HOST}\n\n{payload}")), ctx)
-    assert out and not _survives(payload, out[0].text)
+    assert out
+    assert not _survives(payload, out[0].text)
     note = ctx.report.notes[0]
     assert note["event"] == "removed"
     assert all(code.startswith("injection:") for code in note["codes"])
@@ -146,7 +147,8 @@ def test_drop_policy_drops_every_carrier(rec):
     assert Safety("drop").run(chunks(("a", f"{HOST} {rec['text']}")), ctx) == []
     decision = ctx.report._fates[0]
     assert decision.reason == "injection"
-    assert decision.detail["codes"] and all(c.startswith("injection:") for c in decision.detail["codes"])
+    assert decision.detail["codes"]
+    assert all(c.startswith("injection:") for c in decision.detail["codes"])
 
 
 def test_the_planted_styles_of_the_issue_are_cut():
@@ -161,7 +163,8 @@ def test_the_planted_styles_of_the_issue_are_cut():
         for place, plant in PLACEMENTS.items():
             out = Safety().run(chunks(("a", plant(payload))), context())
             assert not out or not _survives(payload, out[0].text), (place, payload)
-            assert out and "A fundamental trade-off in dynamic websites" in out[0].text
+            assert out
+            assert "A fundamental trade-off in dynamic websites" in out[0].text
 
 
 # --- documentation that describes these things stays ------------------------------------
@@ -178,7 +181,7 @@ def test_documentation_that_describes_a_class_is_not_flagged(rec):
     "text",
     [
         "Django will ignore the setting if DEBUG is False. The system check framework runs.",
-        "Use ``pytest --ignore=tests/legacy`` to skip the old tests; previous runs are ignored with ``-p no:cacheprovider``.",
+        "Use ``pytest --ignore=tests/legacy`` to skip the old tests; ``-p no:cacheprovider`` ignores previous runs.",
         "You can disregard this warning if you do not use the database cache backend.",
         "Django hashes passwords with PBKDF2; never store or send the raw password.",
         "Set ``API_TOKEN`` in the environment; the client sends it in the ``Authorization`` header.",
