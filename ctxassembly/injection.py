@@ -715,11 +715,12 @@ _NOTICE_WORDS = (
 )
 
 
-def _header_matches(low: str) -> Iterator[re.Match[str]]:
-    """_HEADER's matches, found in windows around the notice words (scanning the whole
-    text for the authority alternation costs several times more)."""
+def _header_matches(low: str, tokens: set[str] | None = None) -> Iterator[re.Match[str]]:
+    """_HEADER's matches, found in windows around the notice words that occur (scanning
+    the whole text for the authority alternation costs several times more)."""
     seen = -1
-    for word in _NOTICE_WORDS:
+    words = _NOTICE_WORDS if tokens is None else [w for w in _NOTICE_WORDS if w[:5] in tokens or w[0] == "["]
+    for word in words:
         i = low.find(word)
         while i >= 0:
             start = max(0, i - 70, seen)
@@ -730,10 +731,10 @@ def _header_matches(low: str) -> Iterator[re.Match[str]]:
             i = low.find(word, i + 1)
 
 
-def _notice(plain: str, low: str) -> int | None:
+def _notice(plain: str, low: str, tokens: set[str] | None = None) -> int | None:
     """Where a notice header ends: an authority's notice that looks like one (in capitals,
     in brackets, or followed by a colon), or an urgent word in capitals."""
-    for m in _header_matches(low):
+    for m in _header_matches(low, tokens):
         if plain[m.start() : m.end()].isupper() or m.group().startswith("[") or _COLON_SOON.match(low, m.end()):
             return m.end()
     urgent = _URGENT.search(plain)
@@ -979,7 +980,7 @@ def find_injections(text: str) -> tuple[tuple[int, int, str], ...]:
     hidden = not text.isascii() and _obfuscated(text)
     tokens = _tokens(low)
     rules = [r for r in _live_rules(low, tokens) if _matches(r, whole, low)]
-    authority = _authority_possible(whole, low, tokens) and _notice(whole, low) is not None
+    authority = _authority_possible(whole, low, tokens) and _notice(whole, low, tokens) is not None
     modal = _modal_possible(low, tokens)
     comments = _comment_spans(text, _lower(text))
     if not (rules or hidden or comments or authority or modal):
