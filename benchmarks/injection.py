@@ -17,7 +17,12 @@ goes through the detector; a chunk is a false positive when anything is flagged,
 by class (``-v`` prints each flagged sentence). Corpora are JSON lines with a ``text``
 field; ``.xz`` and ``.gz`` files are read through lzma / gzip.
 
-    python benchmarks/injection.py [--corpus PATH ...] [-v]
+``--installed`` adds a corpus built on the fly from the long descriptions (READMEs) of
+every distribution installed in the running environment, cut at paragraph ends into
+chunks of about 1,500 characters: documentation of other projects, LLM libraries among
+them, that no rule was written from (until it was measured).
+
+    python benchmarks/injection.py [--corpus PATH ...] [--installed] [-v]
 """
 
 from __future__ import annotations
@@ -121,10 +126,30 @@ def detection(payloads: list[dict[str, str]], hosts: list[str]) -> tuple[dict[st
     return stats, misses
 
 
-def false_positives(path: Path, verbose: bool) -> tuple[int, Counter[str], int, float]:
+def installed_docs() -> list[dict[str, object]]:
+    """The long descriptions of the installed distributions, in chunks of ~1,500 characters."""
+    from importlib.metadata import distributions
+
+    rows: list[dict[str, object]] = []
+    for dist in distributions():
+        body = dist.metadata.get_payload() or ""  # type: ignore[attr-defined]
+        if len(body) < 200:
+            continue
+        name, buf = dist.metadata["Name"], ""
+        for para in re.split(r"\n\s*\n", body):
+            if buf and len(buf) + len(para) > 1500:
+                rows.append({"id": f"{name}#{len(rows)}", "text": buf})
+                buf = ""
+            buf += para + "\n\n"
+        if buf.strip():
+            rows.append({"id": f"{name}#{len(rows)}", "text": buf})
+    return rows
+
+
+def false_positives(path: Path | None, verbose: bool) -> tuple[int, Counter[str], int, float]:
     n, flagged, by_class = 0, 0, Counter[str]()
     t = time.perf_counter()
-    for row in read_jsonl(path):
+    for row in read_jsonl(path) if path is not None else installed_docs():
         text = str(row["text"])
         n += 1
         spans = find_injections(text)
@@ -143,6 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--redteam", type=Path, default=REDTEAM)
     ap.add_argument("--benign", type=Path, default=BENIGN)
     ap.add_argument("--hosts", type=int, default=3, help="real chunks each payload is planted in")
+    ap.add_argument("--installed", action="store_true", help="also: the READMEs of the installed distributions")
     ap.add_argument("-v", "--verbose", action="store_true", help="list every flagged sentence of the corpora")
     args = ap.parse_args(argv)
 
@@ -179,7 +205,9 @@ def main(argv: list[str] | None = None) -> int:
     for b in wrong:
         print(f"  flagged: {b['near']}: {b['text'][:100]!r}")
 
-    corpora = args.corpus or [d if d.exists() else s for d, s in zip(DEV, SHARED, strict=True)]
+    corpora: list[Path | None] = list(args.corpus or [d if d.exists() else s for d, s in zip(DEV, SHARED, strict=True)])
+    if args.installed:
+        corpora.append(None)
     print("\nfalse positives (chunks with anything flagged), by class")
     print("| corpus | chunks | flagged | rate | " + " | ".join(CLASSES) + " | seconds |")
     print("|---|---:|---:|---:|" + "---:|" * len(CLASSES) + "---:|")
@@ -187,7 +215,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.verbose:
             print(f"  {path}:")
         n, by_class, flagged, secs = false_positives(path, args.verbose)
-        name = path.parent.name if path.name.startswith("corpus") else path.name
+        name = (
+            "installed READMEs" if path is None else path.parent.name if path.name.startswith("corpus") else path.name
+        )
         cells = " | ".join(str(by_class[c]) for c in CLASSES)
         print(f"| {name} | {n} | {flagged} | {flagged / max(n, 1):.2%} | {cells} | {secs:.1f} |")
     return 1 if misses else 0

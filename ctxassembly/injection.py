@@ -313,9 +313,12 @@ _RULES: list[_Rule] = [
     ),
     _rule(
         "override",
-        r"\b(?:new|updated|real|actual|revised|true)\s+(?:instructions?|anweisungen|instrucciones)\s*:"
+        r"\b(?:new|updated|real|actual|revised|true)\s+(?:instructions?|anweisungen|instrucciones)"
+        r"(?:\s+for\s+[\w\s]{1,30}?)?\s*:"
         r"|\b(?:neue|nouvelles|nuevas)\s+(?:anweisungen|instructions|consignes|instrucciones)\s*:",
-        ("instructions:", "instruction:", "anweisungen:", "instrucciones:", "consignes:"),
+        _w("instructions instruction anweisungen instrucciones consignes"),
+        _w("new updated real actual revised true neue nouvelles nuevas"),
+        lead=True,
     ),
     _rule(
         "override",
@@ -520,10 +523,10 @@ _RULES += [
     ),
     _rule(
         "answer_forcing",
-        r"\b(?:answer|reply|respond|state|claim|output|insist)\s+(?:only\s+|always\s+|simply\s+)?"
+        r"\b(?:answer|reply|respond|state|claim|insist)\s+(?:only\s+|always\s+|simply\s+)?"
         r"(?:that|with|by\s+saying|the\s+following)\b[^.!?\n]{0,120}?(?:\b(?:is|are|was|were|must|should|will|has|have|"
         r"does|do|can|cannot|never|always|no\s+longer|only)\b|\d|[\"“'`])",
-        _w("answer reply respond state claim output insist"),
+        _w("answer reply respond state claim insist"),
         _w("that with saying following"),
         lead=True,
     ),
@@ -614,18 +617,31 @@ _RULES += [
     # -- addressed to a model
     _rule(
         "addressed",
-        r"(?:\b(?:to|for|attention|dear|hey|hello|hi|note\s+to|message\s+to|instructions?\s+(?:to|for)|"
+        # a vocative: at the start of a clause, ending in a colon or a comma ("To the AI reading this page:")
+        r"(?:\b(?:to|for|attention|dear|hey|hello|hi|note\s+(?:to|for)|message\s+(?:to|for)|instructions?\s+(?:to|for)|"
         r"if\s+you\s+are|if\s+you'?re|an\s+(?:die|den|das)|f[üu]r\s+(?:die|den|das)|hinweis\s+f[üu]r|"
         r"wenn\s+du|falls\s+du|à|au|aux|pour\s+(?:l'|le|la|les)|note\s+pour|si\s+tu\s+es|si\s+vous\s+[eê]tes|"
         r"para\s+(?:el|la|los|las)|nota\s+para|si\s+eres|mensaje\s+para)\s+(?:the\s+|an?\s+|any\s+|all\s+|every\s+|"
         rf"eine?[nmr]?\s+|une?\s+|la\s+|l'|el\s+|los\s+|las\s+|le\s+|les\s+|die\s+|der\s+|den\s+|un\s+)?{_MODEL}\b"
         r"(?!\s+(?:team|teams|group|lab|department|research|researchers|engineers|act|ethics|policy|working|community))"
+        r"[^.!?:,]{0,60}[:,]"
         rf"|\bas\s+an?\s+{_MODEL},\s+you\b"
-        rf"|\b{_MODEL}\s+(?:reading|processing|parsing|summari[sz]ing|answering|replying|responding|helping|assisting|"
+        r")",
+        _MODEL_GATE,
+        lead=True,
+    ),
+    _rule(
+        "addressed",
+        # the model named first in its sentence, then a comma or a colon: "Assistant, from here on …"
+        rf"(?:^|(?<=[.!?:;]\s)|(?<=\n\n)|(?<=[.!?:]\n)|(?<=[.!?]\s\s))[^\w\n]{{0,8}}{_MODEL}\s*[:,]\s*\w",
+        _MODEL_GATE,
+    ),
+    _rule(
+        "addressed",
+        rf"\b{_MODEL}\s+(?:reading|processing|parsing|summari[sz]ing|answering|replying|responding|helping|assisting|"
         rf"generating|writing|browsing|retrieving|ingesting|consuming|indexing|crawling|that\s+reads?|"
         rf"who\s+reads?)\s+(?:this|these|the\s+following|my|our)\b"
-        rf"|\b{_MODEL}(?:,\s+die\s+diese|\s+qui\s+(?:lit|lisez|lisent|r[ée]pond\w*)|\s+que\s+(?:lee|leen|responde\w*))\b"
-        rf"|(?:^|(?<=[.!?:;]\s)|(?<=\n)|(?<=[.!?]\s\s))[^\w\n]*{_MODEL}\s*[:,]\s*\w)",
+        rf"|\b{_MODEL}(?:,\s+die\s+diese|\s+qui\s+(?:lit|lisez|lisent|r[ée]pond\w*)|\s+que\s+(?:lee|leen|responde\w*))\b",
         _MODEL_GATE,
     ),
 ]
@@ -661,7 +677,7 @@ _COLON_SOON = re.compile(r"[^.!?\n:]{0,40}:")
 # urgency shouted in capitals before a colon: "URGENT:", "IMPORTANT - READ THIS:"
 _URGENT = re.compile(
     r"\b(?:URGENT|IMPORTANT|CRITICAL|ATTENTION|OFFICIAL|MANDATORY|DRINGEND|WICHTIG|URGENTE|IMPORTANTE|ATENCIÓN|"
-    r"ACHTUNG|AVIS)\b(?=[^.!?\n:]{0,40}:)"
+    r"ACHTUNG|AVIS)\b(?=[ \t\-–—A-ZÀ-Ý'!]{0,40}:)"
 )
 _NOTICE_NEEDLES = _Gate.of(
     _w(
@@ -692,12 +708,17 @@ _STEER = re.compile(
     r"disregard)|"
     r"tell\s+(?:the\s+)?(?:users?|readers?|people|everyone|anyone|customers?)|"
     r"(?:the\s+)?(?:user|reader)'?s?\s+(?:question|request)|the\s+question|your\s+(?:answer|response|reply|output)|"
+    r"(?:users|readers|people|everyone)\s+(?:must|should|need\s+to)\s+be\s+(?:told|informed|reminded)|"
+    r"contains?\s+(?:a|an)\s+(?:documentation\s+|known\s+)?(?:error|mistake|typo)|"
     r"(?:is|are|was|were)\s+(?:a\s+|an\s+)?(?:documentation\s+|doc\s+)?(?:error|wrong|incorrect|outdated|obsolete|"
     r"inaccurate|erroneous|typo|mistake|misprint|no\s+longer\s+(?:valid|correct|accurate))|"
-    r"readers?|whoever\s+reads|anyone\s+reading|you\s+(?:are\s+(?:instructed|ordered)\s+to|will\s+now)|"
-    r"sage|sag|antworte|teile\s+(?:dem|den)|nutzer|benutzer|leser|die\s+frage|fehler|falsch|veraltet|"
-    r"dis|dites|réponds|répondez|utilisateurs?|lecteur|la\s+question|erreur|erron[ée]e?|obsolète|faux|"
-    r"di|diga|responde|responda|usuarios?|lector|la\s+pregunta|error|incorrect[ao]|obsolet[ao])\b"
+    r"the\s+readers?|whoever\s+reads|anyone\s+reading|you\s+(?:are\s+(?:instructed|ordered)\s+to|will\s+now)|"
+    r"(?:sage|sag)\s+(?:dem|den|allen|immer)|antworte|teile\s+(?:dem|den)|nutzer|benutzer|leser|die\s+frage|"
+    r"(?:ist|sind|war)\s+(?:ein\s+)?(?:fehler|falsch|veraltet|fehlerhaft)|"
+    r"dites|réponds|répondez|utilisateurs?|lecteur|la\s+question|contient\s+une\s+erreur|"
+    r"(?:est|sont)\s+(?:une\s+)?(?:erreur|erron[ée]e?s?|faux|fausse|obsolète|incorrecte?)|"
+    r"di\s+(?:al|a\s+los|que)|diga|responde|responda|usuarios?|lector|la\s+pregunta|"
+    r"(?:es|son|está|están)\s+(?:un\s+)?(?:error|incorrect[ao]s?|obsolet[ao]s?|fals[ao]))\b"
 )
 # the text pointing at itself: what a note planted in a page says about "this page"
 _DEICTIC = re.compile(
@@ -756,7 +777,7 @@ _SPEAKS = re.compile(rf"\b(?:you|your|du|tu|vous|users?|readers?|{_MODEL})\b")
 _INVISIBLE_ELEMENT = re.compile(r"<(?:span|div|p|font)\b[^>]*(?:display|visibility|font-size|opacity|color)\s*:")
 _ANSWERING = re.compile(
     r"\b(?:answer|reply|respond|say|tell|state|claim|output|cite|mention|ignore|disregard|forget|recommend|"
-    r"antworte|sage|ignoriere|réponds|répondez|dis|responde|di|ignora)\w*\b"
+    r"antworte|sage|ignoriere|réponds|répondez|dis|dites|responde|di|ignora)\b"
 )
 
 # sentence bounds; a comment line or a comment opener also starts a new piece
@@ -820,7 +841,10 @@ _TICKS = re.compile(r"`+")
 def _in_code(low: str, start: int, end: int) -> bool:
     """Whether ``low[start:end]`` sits in inline code (between backticks on its line)."""
     line_start = low.rfind("\n", 0, start) + 1
-    return len(_TICKS.findall(low, line_start, start)) % 2 == 1 and "`" in low[end : end + 3]
+    if len(_TICKS.findall(low, line_start, start)) % 2 == 1 and "`" in low[end : end + 3]:
+        return True
+    # a string literal in a code sample: "<|im_start|>" or '<|im_end|>'
+    return start > 0 and low[start - 1] in "\"'" and low[end : end + 1] == low[start - 1]
 
 
 # a sentence that talks about such text: attacks, examples, names for it
@@ -949,9 +973,11 @@ def _comment_spans(text: str, low: str) -> list[tuple[int, int]]:
         body_low = _lower(body)
         tokens = _tokens(body_low)
         invisible = _INVISIBLE_ELEMENT.match(body_low) is not None and len(_LETTERS.findall(body_low)) > 6
+        speaks = _SPEAKS.search(body_low)
+        answering = speaks is not None and _ANSWERING.search(body_low, max(0, speaks.start() - 60), speaks.end() + 60)
         if (
             invisible
-            or (_SPEAKS.search(body_low) and _ANSWERING.search(body_low))
+            or answering
             or _classes(
                 raw,
                 body,
