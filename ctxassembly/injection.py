@@ -262,8 +262,8 @@ _OVERRIDE_TARGET = (
     rf"(?:{_CONV}\s+(?:\w+\s+){{0,2}}?{_RULES_NOUN}\b|"
     r"(?:the|this|that|their|his|her)\s+(?:original\s+|actual\s+|real\s+|current\s+)?(?:question|prompt)\b|"
     r"(?:the\s+)?user'?s'?\s+(?:question|query|request|prompt|task|message)\b|"
-    r"what\s+(?:the\s+(?:user|person|human|customer|reader|requester)|you\s+were|they|he|she)\s+"
-    r"(?:asked|asks|wants?|said|says|told|requested)|"
+    r"(?:what|whatever|anything)\s+(?:the\s+(?:user|person|human|customer|reader|requester)|you\s+were|they|he|she)\s+"
+    r"(?:asked|asks|wants?|said|says|told|requested|typed|types|wrote|writes)|"
     rf"(?:the\s+)?{_RULES_NOUN}\s+(?:you\s+(?:were|have\s+been)\s+given|you\s+received|given\s+(?:to\s+you|above|"
     r"earlier|before)|above|so\s+far)|"
     r"(?:le\s+|tutte\s+le\s+)?istruzioni\s+(?:precedenti|originali|di\s+sistema|ricevute)|la\s+domanda|"
@@ -276,7 +276,8 @@ _OVERRIDE_TARGET = (
     r"de\s+arriba)|la\s+pregunta)"
 )
 _OVERRIDE_TARGET_NEEDLES = _w(
-    "instructions prompt directions rules guidelines messages commands order orders constraints guardrails policy "
+    "typed types wrote writes whatever anything instructions prompt directions rules guidelines messages commands "
+    "order orders constraints guardrails policy "
     "programming context conversation task question user asked want wants said told everything anweisungen regeln "
     "vorgaben befehle frage anfrage consignes règles instrucciones regla reglas indicaciones pregunta istruzioni "
     "domanda"
@@ -336,6 +337,15 @@ _RULES: list[_Rule] = [
         r"unrestricted|unfiltered|jailbroken|my\b|dan\b|called\b|named\b|known\s+as\b)",
         _w("you"),
         _w("now longer"),
+    ),
+    _rule(
+        "override",
+        r"\btreat\s+(?:all\s+|any\s+|the\s+|your\s+)?(?:earlier|previous|prior|above|original|system|other|your|"
+        r"those)\s+(?:instructions|directions|rules|guidelines|prompts?)\s+as\s+(?:void|invalid|obsolete|cancel+ed|"
+        r"irrelevant|optional|superseded|null|withdrawn|suggestions)\b",
+        _w("treat"),
+        _w("instructions directions rules guidelines prompt prompts"),
+        lead=True,
     ),
     _rule(
         "override",
@@ -420,8 +430,8 @@ _SECRET_NEEDLES = _w(
     "contraseña claves clave credenciales message"
 )
 _MODEL_SECRET = (
-    r"(?:(?:conversation|chat)\s+history|(?:system|hidden|initial|original)\s+(?:prompt|message|instructions)|"
-    r"your\s+(?:instructions|prompt|context))"
+    r"(?:(?:conversation|chat)\s+history|(?:your\s+)?(?:system|hidden|initial|original|secret)\s+(?:prompt|message|"
+    r"instructions)|your\s+(?:instructions|prompt|context|rules|guidelines))"
 )
 _STRONG_LEAK = (
     r"(?:reveal|leak|disclose|exfiltrate|recite|verrate|verraten|gib\s+(?:\w+\s+)?aus|"
@@ -499,6 +509,14 @@ _RULES += [
     ),
     _rule(
         "exfiltration",
+        # the model's own secrets: its prompt, its instructions, the conversation
+        rf"\b{_LEAK}\s+(?:\w+\s+){{0,2}}?{_MODEL_SECRET}\b",
+        _LEAK_NEEDLES,
+        _w("history prompt message instructions context rules guidelines"),
+        lead=True,
+    ),
+    _rule(
+        "exfiltration",
         r"\b(?:append|add|include|insert|render|embed|put|end\s+with|output|print|show|display|attach)\b[^\n]{0,80}?"
         r"!\[[^\]]*\]\(\s*https?://[^)\s]*[?=#][^)]*\)",
         _w("append add include insert render embed put end output print show display attach"),
@@ -561,6 +579,14 @@ _RULES += [
         r"(?:documentation|docs|text|page|source|sources|context|question|user|manual)\s+(?:says|asks|states|shows|claims)\b",
         _w("whatever regardless matter irrespective"),
         _w("documentation docs text page source sources context question user manual"),
+    ),
+    _rule(
+        "answer_forcing",
+        r"\b(?:begin|start|end|open|close|prefix|conclude|sign)\s+(?:every|each|all|any|your)\s+(?:reply|replies|answer|"
+        r"answers|response|responses|message|messages|summary|summaries)\s+with\b",
+        _w("begin start end open close prefix conclude sign"),
+        _w("reply replies answer answers response responses message messages summary summaries"),
+        lead=True,
     ),
     _rule(
         "answer_forcing",
