@@ -210,6 +210,34 @@ class _Rule:
     needles: tuple[_Gate | re.Pattern[str], ...]
     lead: bool = False  # the match must start a clause (see _at_lead)
     cased: bool = False  # run on the text as written, not on its lower-cased copy
+    # the words every match starts with, as (literal, its first five letters): the rule
+    # runs anchored at their occurrences instead of scanning the text (several times faster)
+    anchors: tuple[tuple[str, str], ...] = ()
+
+
+def _anchor_words(alternation: str) -> tuple[tuple[str, str], ...]:
+    """The literal words that begin the alternatives of a regex ``(?:a|b\\s+c|d[ef]?)``."""
+    body = alternation[3:-1] if alternation.startswith("(?:") and alternation.endswith(")") else alternation
+    alternatives, depth, current = [], 0, ""
+    for ch in body:
+        depth += (ch == "(") - (ch == ")")
+        if ch == "|" and depth == 0:
+            alternatives.append(current)
+            current = ""
+        else:
+            current += ch
+    alternatives.append(current)
+    out = []
+    for alt in alternatives:
+        lit = re.match(r"[a-zß-öø-ÿœ'-]*", alt)
+        word = lit.group() if lit else ""
+        if alt[len(word) : len(word) + 1] in ("?", "*", "{"):
+            word = word[:-1]  # the last character is optional
+        letters = _FIVE.findall(word)
+        if not letters:
+            raise ValueError(f"no literal word begins the alternative {alt!r}")
+        out.append((word, letters[0]))
+    return tuple(dict.fromkeys(out))
 
 
 def _rule(
@@ -218,11 +246,13 @@ def _rule(
     *needles: tuple[str, ...] | _Gate | re.Pattern[str],
     lead: bool = False,
     cased: bool = False,
+    anchors: str = "",
 ) -> _Rule:
     """Patterns are written in lower case and run on a lower-cased copy of the text
-    (without ``re.I``: case-insensitive alternations are several times slower)."""
+    (without ``re.I``: case-insensitive alternations are several times slower).
+    ``anchors``: the alternation every match starts with (see :func:`_anchor_words`)."""
     gates = tuple(g if isinstance(g, (re.Pattern, _Gate)) else _Gate.of(g) for g in needles)
-    return _Rule(cls, re.compile(pattern), gates, lead, cased)
+    return _Rule(cls, re.compile(pattern), gates, lead, cased, _anchor_words(anchors) if anchors else ())
 
 
 # --- override -------------------------------------------------------------------------
@@ -292,6 +322,7 @@ _RULES: list[_Rule] = [
         _OVERRIDE_VERB_NEEDLES,
         _OVERRIDE_TARGET_NEEDLES,
         lead=True,
+        anchors=_OVERRIDE_VERB,
     ),
     _rule(
         "override",
@@ -300,6 +331,7 @@ _RULES: list[_Rule] = [
         _w("follow following obey answer address respond consider"),
         _OVERRIDE_TARGET_NEEDLES,
         lead=True,
+        anchors="(?:do|don|never|stop|no)",
     ),
     _rule(
         "override",
@@ -443,7 +475,7 @@ _STRONG_LEAK_NEEDLES = _w(
 )
 _LEAK = (
     r"(?:reveal|leak|disclose|exfiltrate|output|print|dump|repeat|recite|write\s+out|"
-    r"give\s+(?:me|us|out)|tell\s+(?:me|us)|share|send|e-?mail|mail|post|forward|upload|transmit|paste|"
+    r"give\s+(?:me|us|out)|tell\s+(?:me|us)|share|send|e-mail|email|mail|post|forward|upload|transmit|paste|"
     r"gib|sende|schicke?|verrate|zeige|teile|poste|übermittle|envoie[zr]?|révèle[zr]?|affiche[zr]?|donne[zr]?|"
     r"partage[zr]?|publie[zr]?|transmets|transmettez|copie[zr]?|envía|envíe|enviar|revela|revele|muestra|muestre|"
     r"comparte|publica|dame|manda|transmite)"
@@ -478,6 +510,7 @@ _RULES += [
         _STRONG_LEAK_NEEDLES,
         _SECRET_NEEDLES,
         lead=True,
+        anchors=_STRONG_LEAK,
     ),
     _rule(
         "exfiltration",
@@ -488,6 +521,7 @@ _RULES += [
         _LEAK_NEEDLES,
         _SECRET_NEEDLES,
         lead=True,
+        anchors=_LEAK,
     ),
     _rule(
         "exfiltration",
@@ -498,6 +532,7 @@ _RULES += [
         _LEAK_NEEDLES,
         _SECRET_NEEDLES,
         lead=True,
+        anchors=_LEAK,
     ),
     _rule(
         "exfiltration",
@@ -506,6 +541,7 @@ _RULES += [
         _LEAK_NEEDLES,
         _w("your"),
         lead=True,
+        anchors=_LEAK,
     ),
     _rule(
         "exfiltration",
@@ -514,6 +550,7 @@ _RULES += [
         _LEAK_NEEDLES,
         _w("history prompt message instructions context rules guidelines"),
         lead=True,
+        anchors=_LEAK,
     ),
     _rule(
         "exfiltration",
@@ -538,6 +575,7 @@ _RULES += [
         _w("always only just"),
         _COMM_NEEDLES,
         lead=True,
+        anchors="(?:always|only|just)",
     ),
     _rule(
         "answer_forcing",
@@ -547,6 +585,7 @@ _RULES += [
         _w("answer reply respond state claim insist"),
         _w("that with saying following"),
         lead=True,
+        anchors="(?:answer|reply|respond|state|claim|insist)",
     ),
     _rule(
         "answer_forcing",
@@ -834,14 +873,20 @@ class _Gates:
                 self.phrases[p] = self.phrases.get(p, 0) | b
             self.pairs += [(x, y, b) for x, y in g.pairs]
         self.vocabulary = frozenset(self.words)
+        # phrases by their first character: one test of that character skips them all
+        self.by_first: dict[str, list[tuple[str, int]]] = {}
+        for p, b in self.phrases.items():
+            self.by_first.setdefault(p[0], []).append((p, b))
 
     def open(self, tokens: set[str], low: str) -> int:
         mask = 0
         for w in self.vocabulary.intersection(tokens):
             mask |= self.words[w]
-        for p, b in self.phrases.items():
-            if b & ~mask and p in low:
-                mask |= b
+        for first, phrases in self.by_first.items():
+            if first in low:
+                for p, b in phrases:
+                    if b & ~mask and p in low:
+                        mask |= b
         for x, y, b in self.pairs:
             if b & ~mask and x in tokens and y in tokens:
                 mask |= b
@@ -891,9 +936,26 @@ def _quoted(low: str, start: int) -> bool:
     )
 
 
-def _matches(rule: _Rule, plain: str, low: str) -> bool:
-    text = plain if rule.cased else low
-    for m in rule.pattern.finditer(text):
+def _candidates(rule: _Rule, plain: str, low: str, tokens: set[str] | None) -> Iterator[re.Match[str]]:
+    """The rule's matches: anchored at the occurrences of its first words when it has
+    them (and the text's words are known), else by scanning."""
+    if not rule.anchors or tokens is None:
+        yield from rule.pattern.finditer(plain if rule.cased else low)
+        return
+    for word, key in rule.anchors:
+        if key not in tokens:
+            continue
+        i = low.find(word)
+        while i >= 0:
+            if i == 0 or not (low[i - 1].isalnum() or low[i - 1] == "_"):
+                m = rule.pattern.match(low, i)
+                if m is not None:
+                    yield m
+            i = low.find(word, i + 1)
+
+
+def _matches(rule: _Rule, plain: str, low: str, tokens: set[str] | None = None) -> bool:
+    for m in _candidates(rule, plain, low, tokens):
         if rule.lead and not _at_lead(low, m.start()):
             continue
         if rule.cls == "role_marker" and _in_code(low, m.start(), m.end()):
@@ -918,10 +980,13 @@ def _modal_possible(low: str, tokens: set[str]) -> bool:
     return _MODEL_GATE.open(tokens, low) and _MODEL_MODAL.search(low) is not None
 
 
-def _classes(raw: str, plain: str, rules: list[_Rule], authority: bool, modal: bool) -> list[str]:
-    """The classes one sentence belongs to, the most specific first."""
+def _classes(
+    raw: str, plain: str, rules: list[_Rule], authority: bool, modal: bool, *, tokens: set[str] | None = None
+) -> list[str]:
+    """The classes one sentence belongs to, the most specific first (``tokens``: the
+    words of the text it comes from, a superset of its own)."""
     low = _lower(plain)
-    found = [r.cls for r in rules if _matches(r, plain, low)]
+    found = [r.cls for r in rules if _matches(r, plain, low, tokens)]
     forced = "answer_forcing" in found
     if (
         modal
@@ -1031,7 +1096,7 @@ def find_injections(text: str) -> tuple[tuple[int, int, str], ...]:
     low = _lower(whole)
     hidden = not text.isascii() and _obfuscated(text)
     tokens = _tokens(low)
-    rules = [r for r in _live_rules(low, tokens) if _matches(r, whole, low)]
+    rules = [r for r in _live_rules(low, tokens) if _matches(r, whole, low, tokens)]
     authority = _authority_possible(whole, low, tokens) and _notice(whole, low, tokens) is not None
     modal = _modal_possible(low, tokens)
     comments = _comment_spans(text, _lower(text))
@@ -1046,7 +1111,7 @@ def find_injections(text: str) -> tuple[tuple[int, int, str], ...]:
         if not any(s <= start and end <= e for s, e in comments):
             raw = text[start:end]
             plain = _unmask(raw)
-            found = _classes(raw, plain, rules, authority, modal)
+            found = _classes(raw, plain, rules, authority, modal, tokens=tokens)
             if not found and hidden and _obfuscated(raw) and (_tagged(raw) or _weak(plain)):
                 found = ["hidden"]
             pieces.append((start, end, plain, found))
