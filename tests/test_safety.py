@@ -260,3 +260,38 @@ def test_false_positives_on_the_real_django_docs_stay_under_half_a_percent(bench
         print(cid, [cls for _, _, cls in spans])
     assert len(rows) == 16366
     assert len(flagged) / len(rows) <= 0.005
+
+
+# --- the detector's shortcuts change nothing ---------------------------------------------
+
+DEMO = Path(__file__).parents[1] / "ctxassembly" / "data" / "django_demo.jsonl"
+
+
+def test_anchored_matching_finds_what_scanning_finds():
+    # rules with anchors run only at the occurrences of their first words: over real docs
+    # and every red-team payload, they must decide exactly as a scan of the whole text
+    from ctxassembly.injection import _RULES, _lower, _matches, _tokens, _unmask
+
+    texts = [json.loads(line)["text"] for line in DEMO.read_text(encoding="utf-8").splitlines()]
+    texts += [PLACEMENTS[p](r["text"]) for r in REDTEAM for p in ("glued", "code_comment")]
+    anchored = [r for r in _RULES if r.anchors]
+    assert len(anchored) >= 5
+    for text in texts:
+        plain = _unmask(text)
+        low = _lower(plain)
+        tokens = _tokens(low)
+        for rule in anchored:
+            assert _matches(rule, plain, low, tokens) == _matches(rule, plain, low), (rule.pattern.pattern[:60], text)
+
+
+def test_anchor_words_need_a_literal_start():
+    from ctxassembly.injection import _anchor_words
+
+    assert _anchor_words("(?:ignore[zr]?|set\\s+aside|schicke?|don'?t)") == (
+        ("ignore", "ignor"),
+        ("set", "set"),
+        ("schick", "schic"),
+        ("don", "don"),
+    )
+    with pytest.raises(ValueError, match="no literal word begins"):
+        _anchor_words("(?:(?:do|don)\\s+not|never)")
