@@ -3,13 +3,17 @@
 Formats:
 
 * ``xml`` (default): ``<document id=".." title=".." section=".." version=".." date=".."
-  status="..">`` text ``</document>``. Attributes are XML-escaped. The body keeps its
+  status="..">`` text ``</document>``. Attributes are XML-escaped, and every control
+  character and line separator in them becomes a character reference (``&#10;``), so
+  a label stays inside its quotes on its one line whatever it holds. The body keeps its
   text as written (code samples with ``<`` and ``&`` stay readable) except for what could
   end or open a tag of the layout: ``<document``/``</document`` become ``&lt;document``
   and ``&lt;``/``&amp;``/``&gt;`` already in the text gain an ``&amp;`` so the escaping
   is reversible (:func:`parse` gives the exact text back).
-* ``evidence``: ``[E1] title › section (version, date, status)`` headers, each body line
-  that could pass for a header indented by the escape prefix.
+* ``evidence``: ``[E1] title › section (version, date, status) id=..`` headers. Label
+  values are flattened to one line (every control character and line separator becomes
+  a space), so no label can start a second header; each body line that could pass for a
+  header (after any line break, including ``\r`` and U+2028) is indented by two spaces.
 * ``plain``: texts separated by blank lines, no labels.
 
 :func:`prompt` puts the documents first, then the instructions, then the question
@@ -18,7 +22,6 @@ restated last: over long contexts models answer better with the question at the 
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Sequence
 from typing import Literal
@@ -49,9 +52,34 @@ def unescape_body(text: str) -> str:
     return _ESC_ENTITY.sub("&", _ESC_TAG.sub("<", text))
 
 
+# control characters and the line and paragraph separators: what a reader may take for a
+# line break, or what has no business in a label
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_BREAK_THEN_HEADER = re.compile("(^|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029])(?=\\[E)")
+_CHARREF = re.compile(r"&(?:#x([0-9a-fA-F]+)|#([0-9]+)|(amp|lt|gt|quot|apos));")
+_NAMED = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'"}
+
+
 def _attr(value: str) -> str:
+    """An XML attribute value: markup escaped, control characters as character references."""
     value = value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
-    return value.replace("\n", "&#10;").replace("\r", "&#13;").replace("\t", "&#9;")
+    return _UNPRINTABLE.sub(lambda m: f"&#{ord(m.group())};", value)
+
+
+def _unattr(value: str) -> str:
+    """The inverse of :func:`_attr` (exact, unlike :func:`html.unescape`, which maps some
+    character references to other characters or to nothing)."""
+
+    def one(m: re.Match[str]) -> str:
+        hexa, dec, name = m.groups()
+        return chr(int(hexa, 16)) if hexa else chr(int(dec)) if dec else _NAMED[name]
+
+    return _CHARREF.sub(one, value)
+
+
+def _flat(value: str) -> str:
+    """A label on one line: every control character and line separator becomes a space."""
+    return _UNPRINTABLE.sub(" ", value)
 
 
 def labels(chunk: Chunk) -> dict[str, str]:
@@ -83,10 +111,11 @@ class Renderer:
         if self.fmt == "xml":
             attrs = " ".join(f'{k}="{_attr(v)}"' for k, v in lab.items())
             return f"<{_TAG} {attrs}>\n", escape_body(chunk.text), f"\n</{_TAG}>"
+        lab = {k: _flat(v) for k, v in lab.items()}
         title = " › ".join(x for x in (lab.get("title"), lab.get("section")) if x) or lab["id"]
         extra = ", ".join(lab[k] for k in ("version", "date", "status") if k in lab)
         header = f"[E{position + 1}] {title}" + (f" ({extra})" if extra else "") + f" id={lab['id']}\n"
-        body = "\n".join(("  " + ln) if ln.startswith("[E") else ln for ln in chunk.text.split("\n"))
+        body = _BREAK_THEN_HEADER.sub(r"\1  ", chunk.text) if "[E" in chunk.text else chunk.text
         return header, body, ""
 
     def block(self, chunk: Chunk, position: int = 0) -> str:
@@ -115,7 +144,7 @@ def parse(context: str) -> list[dict[str, str]]:
     for m in _BLOCK.finditer(context):
         if context[pos : m.start()].strip():
             raise ValueError(f"text outside the document tags at {pos}: {context[pos : m.start()][:60]!r}")
-        item = {k: html.unescape(v) for k, v in _ATTR.findall(m.group(1))}
+        item = {k: _unattr(v) for k, v in _ATTR.findall(m.group(1))}
         item["text"] = unescape_body(m.group(2))
         out.append(item)
         pos = m.end()

@@ -1,0 +1,227 @@
+"""Injection detection by class: detection rate on the red-team corpus, false positives on real docs.
+
+Detection: every payload of ``tests/data/redteam.jsonl`` is planted in real chunks of
+documentation (the demo corpus shipped with the package) in every placement — glued to
+the end of the chunk, as its own paragraph, at the start, in the middle, inside a code
+block as a comment — and run through the ``safety`` stage with the default policy
+(``remove``). A payload counts as caught when no five-word run of it survives (or the
+chunk is dropped); the share of the host's own text that survives is printed too.
+
+Near misses: ``tests/data/benign.jsonl`` holds documentation that *describes* what each
+class does (``--ignore`` flags, "disregard this warning if …", password hashing, API
+tokens, chat templates in inline code, quoted attack examples); each flagged one is a
+false positive, listed.
+
+False positives: every chunk of every corpus given (default: the dev corpora, in full)
+goes through the detector; a chunk is a false positive when anything is flagged, listed
+by class (``-v`` prints each flagged sentence). Corpora are JSON lines with a ``text``
+field; ``.xz`` and ``.gz`` files are read through lzma / gzip.
+
+``--installed`` adds a corpus built on the fly from the long descriptions (READMEs) of
+every distribution installed in the running environment, cut at paragraph ends into
+chunks of about 1,500 characters: documentation of other projects, LLM libraries among
+them, that no rule was written from (until it was measured).
+
+    python benchmarks/injection.py [--corpus PATH ...] [--installed] [-v]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import lzma
+import re
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from ctxassembly.chunk import Chunk
+from ctxassembly.injection import CLASSES, find_injections
+from ctxassembly.report import Report
+from ctxassembly.stages.base import Context
+from ctxassembly.stages.safety import Safety
+from ctxassembly.tokens import get_counter
+
+ROOT = Path(__file__).resolve().parents[1]
+REDTEAM = ROOT / "tests" / "data" / "redteam.jsonl"
+BENIGN = ROOT / "tests" / "data" / "benign.jsonl"
+HOSTS = ROOT / "ctxassembly" / "data" / "django_demo.jsonl"
+DEV = [
+    ROOT / "benchmarks" / "data" / name / "corpus.jsonl.xz" for name in ("django", "pytest")
+]  # the vendored copies; the shared ones below until they land
+SHARED = [ROOT.parent / "shared" / "bench" / "data" / name / "corpus.jsonl" for name in ("django", "pytest")]
+
+
+def read_jsonl(path: Path) -> Iterator[dict[str, object]]:
+    opener = {".xz": lzma.open, ".gz": gzip.open}.get(path.suffix, open)
+    with opener(path, "rt", encoding="utf-8") as f:  # type: ignore[operator]
+        for line in f:
+            if line.strip():
+                yield json.loads(line)
+
+
+def _as_comment(payload: str) -> str:
+    return "\n".join("    # " + ln for ln in payload.split("\n"))
+
+
+PLACEMENTS: dict[str, Callable[[str, str], str]] = {
+    "glued": lambda host, p: f"{host.rstrip()} {p}",
+    "paragraph": lambda host, p: f"{host.rstrip()}\n\n{p}\n",
+    "start": lambda host, p: f"{p} {host}",
+    "middle": lambda host, p: _middle(host, p),  # noqa: PLW0108 (a table of lambdas reads better)
+    "code_comment": lambda host, p: f"{host.rstrip()}\n\n.. code-block:: python\n\n{_as_comment(p)}\n    x = 1\n",
+}
+
+
+def _middle(host: str, payload: str) -> str:
+    cut = host.find(". ", len(host) // 3)
+    cut = len(host) if cut < 0 else cut + 1
+    return f"{host[:cut]} {payload} {host[cut:].lstrip()}"
+
+
+_NORM = re.compile(r"[\s#>/*`\"'“”«»]+")
+
+
+def _norm(text: str) -> str:
+    return _NORM.sub(" ", text).strip().lower()
+
+
+def survives(payload: str, text: str) -> bool:
+    """Whether any five-word run of the payload (visible words only) is still in ``text``."""
+    words = _norm(payload).split()
+    out = f" {_norm(text)} "
+    if len(words) <= 5:
+        return f" {' '.join(words)} " in out
+    return any(f" {' '.join(words[i : i + 5])} " in out for i in range(len(words) - 4))
+
+
+def _ctx() -> Context:
+    return Context(question="q", budget=1000, report=Report(question="q", budget=1000), count_tokens=get_counter())
+
+
+def detection(payloads: list[dict[str, str]], hosts: list[str]) -> tuple[dict[str, Counter[str]], list[str]]:
+    """Per class: planted / caught counts (and host text kept, in characters); the misses."""
+    stats: dict[str, Counter[str]] = {}
+    misses = []
+    safety = Safety()
+    for rec in payloads:
+        s = stats.setdefault(rec["class"], Counter())
+        for place, plant in PLACEMENTS.items():
+            for h, host in enumerate(hosts):
+                text = plant(host, rec["text"])
+                out = safety.run([Chunk(id=f"h{h}", text=text, index=0)], _ctx())
+                kept = out[0].text if out else ""
+                s["planted"] += 1
+                if survives(rec["text"], kept):
+                    miss = f"{rec['class']}/{rec['style']} [{place}] {rec['text'][:90]!r}"
+                    if miss not in misses:
+                        misses.append(miss)
+                else:
+                    s["caught"] += 1
+                s["host_chars"] += len(host)
+                s["host_kept"] += sum(len(p) for p in host.split("\n\n") if p.strip() and p.strip() in kept)
+    return stats, misses
+
+
+def installed_docs() -> list[dict[str, object]]:
+    """The long descriptions of the installed distributions, in chunks of ~1,500 characters."""
+    from importlib.metadata import distributions
+
+    rows: list[dict[str, object]] = []
+    for dist in distributions():
+        body = dist.metadata.get_payload() or ""  # type: ignore[attr-defined]
+        if len(body) < 200:
+            continue
+        name, buf = dist.metadata["Name"], ""
+        for para in re.split(r"\n\s*\n", body):
+            if buf and len(buf) + len(para) > 1500:
+                rows.append({"id": f"{name}#{len(rows)}", "text": buf})
+                buf = ""
+            buf += para + "\n\n"
+        if buf.strip():
+            rows.append({"id": f"{name}#{len(rows)}", "text": buf})
+    return rows
+
+
+def false_positives(path: Path | None, verbose: bool) -> tuple[int, Counter[str], int, float]:
+    n, flagged, by_class = 0, 0, Counter[str]()
+    t = time.perf_counter()
+    for row in read_jsonl(path) if path is not None else installed_docs():
+        text = str(row["text"])
+        n += 1
+        spans = find_injections(text)
+        if spans:
+            flagged += 1
+            by_class.update({cls for _, _, cls in spans})
+            if verbose:
+                for s, e, cls in spans:
+                    print(f"    {cls:15} {row.get('id', '?')}: {text[s:e].strip()[:160]!r}")
+    return n, by_class, flagged, time.perf_counter() - t
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--corpus", action="append", type=Path, help="corpus.jsonl[.xz|.gz] for false positives (repeat)")
+    ap.add_argument("--redteam", type=Path, default=REDTEAM)
+    ap.add_argument("--benign", type=Path, default=BENIGN)
+    ap.add_argument("--hosts", type=int, default=3, help="real chunks each payload is planted in")
+    ap.add_argument("--installed", action="store_true", help="also: the READMEs of the installed distributions")
+    ap.add_argument("-v", "--verbose", action="store_true", help="list every flagged sentence of the corpora")
+    args = ap.parse_args(argv)
+
+    payloads = [{k: str(v) for k, v in r.items()} for r in read_jsonl(args.redteam)]
+    hosts = [str(r["text"]) for r in read_jsonl(HOSTS) if 400 <= len(str(r["text"])) <= 1500][::37][: args.hosts]
+    stats, misses = detection(payloads, hosts)
+    print(f"red team: {len(payloads)} payloads x {len(PLACEMENTS)} placements x {len(hosts)} real hosts")
+    print("| class | styles | planted | caught | detection | host text kept |")
+    print("|---|---:|---:|---:|---:|---:|")
+    total = Counter[str]()
+    for cls in CLASSES:
+        s = stats.get(cls, Counter())
+        total.update(s)
+        styles = sum(1 for p in payloads if p["class"] == cls)
+        print(
+            f"| {cls} | {styles} | {s['planted']} | {s['caught']} | {s['caught'] / max(s['planted'], 1):.1%} | "
+            f"{s['host_kept'] / max(s['host_chars'], 1):.1%} |"
+        )
+    print(
+        f"| all | {len(payloads)} | {total['planted']} | {total['caught']} | "
+        f"{total['caught'] / max(total['planted'], 1):.1%} | {total['host_kept'] / max(total['host_chars'], 1):.1%} |"
+    )
+    for m in misses:
+        print("  missed:", m)
+
+    benign = [{k: str(v) for k, v in r.items()} for r in read_jsonl(args.benign)]
+    print(f"\nnear misses: {len(benign)} sentences that describe what a class does")
+    print("| near class | sentences | flagged |")
+    print("|---|---:|---:|")
+    wrong = [b for b in benign if find_injections(b["text"])]
+    for cls in CLASSES:
+        n = sum(1 for b in benign if b["near"] == cls)
+        print(f"| {cls} | {n} | {sum(1 for b in wrong if b['near'] == cls)} |")
+    for b in wrong:
+        print(f"  flagged: {b['near']}: {b['text'][:100]!r}")
+
+    corpora: list[Path | None] = list(args.corpus or [d if d.exists() else s for d, s in zip(DEV, SHARED, strict=True)])
+    if args.installed:
+        corpora.append(None)
+    print("\nfalse positives (chunks with anything flagged), by class")
+    print("| corpus | chunks | flagged | rate | " + " | ".join(CLASSES) + " | seconds |")
+    print("|---|---:|---:|---:|" + "---:|" * len(CLASSES) + "---:|")
+    for path in corpora:
+        if args.verbose:
+            print(f"  {path}:")
+        n, by_class, flagged, secs = false_positives(path, args.verbose)
+        name = (
+            "installed READMEs" if path is None else path.parent.name if path.name.startswith("corpus") else path.name
+        )
+        cells = " | ".join(str(by_class[c]) for c in CLASSES)
+        print(f"| {name} | {n} | {flagged} | {flagged / max(n, 1):.2%} | {cells} | {secs:.1f} |")
+    return 1 if misses else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
