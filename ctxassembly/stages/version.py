@@ -1,9 +1,20 @@
 """Version stage: keep the version the question is about, drop (or label) the others.
 
-The target comes from the caller, else from the question text ("in Django 5.1",
-"v3.3", "Enterprise 4.2") matched against the versions present, else it is "current":
-the latest version present per document family (``doc_id``; chunks without one form a
-single family).
+Each chunk's version comes from where it really is (:mod:`ctxassembly.versioning`): a
+version field, a segment of its URL or file path, its title, or the text's own change
+notes; the chunk says where (``meta["version_from"]``: ``field``, ``path``, ``title`` or
+``text``). The target comes from the caller, else from the question text ("in Django 5.1",
+"v3.3", "Enterprise 4.2") matched against the versions present in any spelling (``5.1`` is
+``v5.1``, ``5.1.x`` and a compact ``51``), else it is "current": the latest version
+present per document family (the document's identity without its version: the location
+minus its version segment, else ``doc_id``; chunks without either form one family). A
+question that names a version no candidate can be matched to gets a report note.
+
+Text-only candidates carry no version, only change notes that give a *floor* ("New in
+5.1": the text is 5.1 or newer). Against a target, a floor newer than the target marks an
+other-version chunk, and a near-copy of a passage whose note names the target version
+itself, without that note, is another version's copy. Where no evidence decides, the
+copies stay; the dedup stage pairs them as conflicts, kept adjacent.
 
 Versions compare with :class:`packaging.version.Version`. A string that is not PEP 440
 ("2024.03-lts", "Jan 2023") falls back to a natural key: runs of digits compare as
@@ -18,7 +29,7 @@ chunks are treated as other-version chunks unless the question names that versio
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import Literal
 
@@ -27,6 +38,17 @@ from packaging.version import InvalidVersion, Version
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
 from ctxassembly.stages.base import Context
+from ctxassembly.text import jaccard, normalize, shingles
+from ctxassembly.versioning import (
+    DEV_ALIASES,
+    LOCATION_KEYS,
+    RELEASE_ALIASES,
+    VERSION_KEYS,
+    Resolved,
+    canonical,
+    resolve_all,
+    same_version,
+)
 
 __all__ = ["VersionFilter", "matches", "version_key", "versions_in"]
 
@@ -55,15 +77,21 @@ def version_key(version: str) -> tuple[int, tuple[tuple[int, int | str], ...], V
 
 
 def _key_cmp(version: str) -> tuple[object, ...]:
+    """Order for "latest": unreleased aliases (``dev``, ``main``) first, then versions,
+    then release aliases (``stable``, ``latest``), which name the newest release."""
+    folded = version.casefold()
+    if folded in DEV_ALIASES:
+        return (-1, folded)
+    if folded in RELEASE_ALIASES:
+        return (3, folded)
     tier, natural, pep = version_key(version)
     return (tier, pep) if pep is not None else (tier, natural)
 
 
-@lru_cache(maxsize=4096)
 def matches(version: str, target: str) -> bool:
-    """``version`` is ``target`` or one of its releases ("5.1.3" matches "5.1")."""
-    v, t = version.strip().casefold().lstrip("v"), target.strip().casefold().lstrip("v")
-    return v == t or v.startswith(t + ".")
+    """``version`` is ``target``, one of its releases ("5.1.3" matches "5.1") or another
+    spelling of it ("v5.1", "5.1.x", compact "51")."""
+    return same_version(version, target)
 
 
 def versions_in(text: str) -> list[str]:
@@ -110,14 +138,38 @@ def resolve_target(question: str, present: Iterable[str]) -> str | None:
     return None
 
 
-def family(chunk: Chunk) -> str | None:
-    """The document family whose latest version is "current": the chunk's ``doc_id``.
+def _keys(name: str, value: object) -> tuple[str, ...]:
+    """Validate a metadata key list option (one str or a sequence of str)."""
+    if isinstance(value, str):
+        value = (value,)
+    if not isinstance(value, (tuple, list)) or not all(isinstance(k, str) and k for k in value):
+        raise ConfigError(f"{name} must be a metadata key or a sequence of keys (non-empty str), got {value!r}")
+    return tuple(value)
 
-    Chunks without a doc_id form one family (``None``). A corpus whose doc ids carry the
-    version ("policy-2024") should name the version in the question or pass it; stripping
-    versions out of ids merged unrelated families on the Django docs ("releases/5.1").
-    """
-    return chunk.doc_id
+
+def _newer(floor: str, target: str) -> bool:
+    """The floor is a later version than the target (both dotted; otherwise unknown: False)."""
+    if "." not in canonical(target) or same_version(floor, target):
+        return False
+    return _key_cmp(floor) > _key_cmp(canonical(target))
+
+
+_WORDS = re.compile(r"\w+")
+
+
+def _covers_without(anchor: str, cue_at: int, other: str) -> bool:
+    """``other`` holds the words that lead up to the note at ``cue_at`` in ``anchor`` and
+    goes on after them, without the note: the same passage, the note left out (not a chunk
+    that merely ends before it)."""
+    lead = _WORDS.findall(anchor[max(0, cue_at - 300) : cue_at])[-8:]
+    if len(lead) < 4:
+        return False
+    words = _WORDS.findall(other)
+    n = len(lead)
+    for i in range(len(words) - n):
+        if words[i : i + n] == lead:
+            return True
+    return False
 
 
 class VersionFilter:
@@ -128,68 +180,123 @@ class VersionFilter:
         ``other_version``; ``"label"`` keeps them with ``meta["status"]`` set to
         ``superseded``/``other_version`` so the model sees the conflict.
     :param subject_versions: treat release notes of another version as other-version.
-    :raises ConfigError: an unknown policy.
+    :param version_keys: metadata keys that may hold the version, after the chunk's own
+        ``version`` field (default :data:`~ctxassembly.versioning.VERSION_KEYS`).
+    :param location_keys: metadata keys that may hold a URL or file path carrying the
+        version, read before ``doc_id`` (default :data:`~ctxassembly.versioning.LOCATION_KEYS`:
+        ``source``, ``url``, ``file_path``, ``file_name`` ...).
+    :param text_cues: read the text's change notes ("New in 5.1") of chunks that have no
+        version anywhere else.
+    :raises ConfigError: an unknown policy or a bad key list.
     """
 
     name = "version"
 
-    def __init__(self, policy: Policy = "drop", *, subject_versions: bool = True) -> None:
+    def __init__(
+        self,
+        policy: Policy = "drop",
+        *,
+        subject_versions: bool = True,
+        version_keys: Sequence[str] | str = VERSION_KEYS,
+        location_keys: Sequence[str] | str = LOCATION_KEYS,
+        text_cues: bool = True,
+    ) -> None:
         if policy not in _POLICIES:
             raise ConfigError(f"version policy must be one of {_POLICIES}, got {policy!r}")
         self.policy = policy
         self.subject_versions = subject_versions
+        self.version_keys = _keys("version_keys", version_keys)
+        self.location_keys = _keys("location_keys", location_keys)
+        self.text_cues = text_cues
 
     def _target(
-        self, chunks: list[Chunk], ctx: Context
-    ) -> tuple[str | None, dict[str | None, str], dict[str, tuple[object, ...]], set[str]]:
+        self, chunks: list[Chunk], resolved: list[Resolved], ctx: Context, learnt: dict[str, object]
+    ) -> tuple[str | None, dict[str | None, str], set[str]]:
         """The target version (caller, question, or None for "latest per family"), the
-        latest version per family, the sort key of every version present, and the
-        versions the question names."""
-        present = sorted({c.version for c in chunks if c.version}, key=_key_cmp)
+        latest version per family, and the versions the question names."""
+        present = sorted({r.version for r in resolved if r.version}, key=_key_cmp)
+        named = set(versions_in(ctx.question))
         target, how = ctx.target_version, "caller"
+        why: str | None = None
         if target is None:
             target = resolve_target(ctx.question, present)
             how = "question"
-        named = set(versions_in(ctx.question))
+            if target is None:
+                cues = {cue for r in resolved for cue in r.cues}
+                target = next((n for n in versions_in(ctx.question) if any(same_version(c, n) for c in cues)), None)
+                how = "question (matched to the text's change notes)"
+            if target is None and named:
+                why = (
+                    f"the question names {', '.join(sorted(named))}; no candidate's version matches it"
+                    + (f" (present: {', '.join(present)})" if present else " (no candidate carries a version)")
+                )
+                ctx.report.note(self.name, "unmatched_version", named=sorted(named), present=present, why=why)
         if target is not None:
             ctx.target_version = target
-        keys: dict[str, tuple[object, ...]] = {v: _key_cmp(v) for v in present}  # once per distinct version
         latest: dict[str | None, str] = {}  # family -> its newest version
         if target is None:
             how = "current"
-            for c in chunks:
-                if c.version:
-                    fam = c.doc_id  # family(c)
-                    if fam not in latest or keys[c.version] > keys[latest[fam]]:
-                        latest[fam] = c.version
-        ctx.report.note(self.name, "target", version=target, how=how, present=present)
+            why = "no version from the caller or the question: the latest version of each document"
+            for r in resolved:
+                if r.version:
+                    fam = r.document
+                    if fam not in latest or _key_cmp(r.version) > _key_cmp(latest[fam]):
+                        latest[fam] = r.version
+        sources: dict[str, int] = {}
+        for r in resolved:
+            if r.source is not None:
+                sources[r.source] = sources.get(r.source, 0) + 1
+        detail: dict[str, object] = {"version": target, "how": how, "present": present, "from": sources}
+        if why is not None:
+            detail["why"] = why
+        if learnt.get("axes"):
+            detail["axes"] = learnt["axes"]
+        ctx.report.note(self.name, "target", **detail)
         ctx.report.target_version = target if target is not None else (present[-1] if present else None)
-        return target, latest, keys, named
+        return target, latest, named
 
     def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
-        target, latest, keys, named = self._target(chunks, ctx)
+        resolved, learnt = resolve_all(chunks, self.version_keys, self.location_keys, self.text_cues)
+        target, latest, named = self._target(chunks, resolved, ctx, learnt)
+        ctx.report.note(
+            self.name,
+            "resolved",
+            chunks=[
+                [c.index, c.id, r.version or r.floor, r.source, r.key]
+                for c, r in zip(chunks, resolved, strict=True)
+                if r.source is not None
+            ],
+        )
         fates: list[tuple[Chunk, str, dict[str, str] | None]] = []  # (chunk, status, detail)
         # decided once per distinct (version, wanted version) and per distinct heading
         match: dict[tuple[str, str], str | None] = {}  # -> "superseded" / "other_version" / None (it matches)
         subjects: dict[tuple[str | None, str | None], str | None] = {}
         current: dict[str, str] = {}  # family (or id) -> the first current chunk's id
-        for c in chunks:
-            version = c.version
+        families: list[str] = []
+        lacking = self._lacking_note(chunks, resolved, target) if target is not None else {}
+        for i, (c, r) in enumerate(zip(chunks, resolved, strict=True)):
+            c = _labelled(c, r)
+            fam = r.document or c.id
+            families.append(fam)
+            version = r.version
             if not version:
-                fates.append((c, "unversioned", None))
+                if r.floor is not None and target is not None and _newer(r.floor, target):
+                    fates.append((c, "other_version", {"floor": r.floor, "from": "text", "target": target}))
+                elif i in lacking:
+                    note, copy_of = lacking[i]
+                    detail = {"lacks_note": note, "copy_of": copy_of, "from": "text", "target": str(target)}
+                    fates.append((c, "other_version", detail))
+                else:
+                    fates.append((c, "unversioned", None))
                 continue
-            want = target if target is not None else latest[c.doc_id]
+            want = target if target is not None else latest[r.document]
             pair = (version, want)
             if pair in match:
                 other = match[pair]
             else:
-                other = match[pair] = (
-                    None
-                    if matches(version, want)
-                    else ("superseded" if keys[version] < _key_cmp(want) else "other_version")
-                )
+                other = match[pair] = self._compare(version, want)
             if other is not None:
-                fates.append((c, other, {"version": version, "target": want}))
+                fates.append((c, other, {"version": version, "target": want, "from": str(r.source)}))
                 continue
             if self.subject_versions:
                 heading = (c.title, c.section)
@@ -201,19 +308,80 @@ class VersionFilter:
                     fates.append((c, "other_version", {"describes": subject, "target": want}))
                     continue
             fates.append((c, "current", None))
-            current.setdefault(c.doc_id or c.id, c.id)  # family(c) or c.id
+            current.setdefault(fam, c.id)
 
         out: list[Chunk] = []
         drop = self.policy == "drop"
-        for c, status, detail in fates:
+        for (c, status, detail), fam, r in zip(fates, families, resolved, strict=True):
             if detail is None:  # current or unversioned
-                out.append(c.with_meta(status=status))
+                out.append(c.with_meta(status=status, **_provenance(r)))
                 continue
-            if status == "superseded" and (c.doc_id or c.id) in current:
-                detail["superseded_by"] = current[c.doc_id or c.id]
+            if status == "superseded" and fam in current:
+                detail["superseded_by"] = current[fam]
             if drop:
                 ctx.report.drop(c, self.name, status, **detail)
             else:
-                labels = {k: v for k, v in detail.items() if k not in ("target", "version")}
-                out.append(c.with_meta(status=status, **labels))
+                labels = {k: v for k, v in detail.items() if k not in ("target", "version", "from")}
+                out.append(c.with_meta(status=status, **labels, **_provenance(r)))
         return out
+
+    @staticmethod
+    def _compare(version: str, want: str) -> str | None:
+        if matches(version, want):
+            return None
+        folded = version.casefold()
+        if folded in RELEASE_ALIASES or folded in DEV_ALIASES or want.casefold() in RELEASE_ALIASES:
+            return "other_version"  # an alias has no place in the order of numbered releases
+        return "superseded" if _key_cmp(version) < _key_cmp(canonical(want)) else "other_version"
+
+    @staticmethod
+    def _lacking_note(chunks: list[Chunk], resolved: list[Resolved], target: str) -> dict[int, tuple[str, str]]:
+        """Unversioned chunks that are the passage of an anchor whose change note names the
+        target itself, without that note: the target's own docs carry the note, so such a
+        copy is another version's (older, or newer with the note pruned)."""
+        anchors = []
+        for i, r in enumerate(resolved):
+            if r.version is None:
+                for cue in r.cues:
+                    if same_version(cue, target):
+                        at = _cue_position(chunks[i].text, cue)
+                        if at is not None:
+                            anchors.append((i, cue, at))
+                        break
+        if not anchors:
+            return {}
+        out: dict[int, tuple[str, str]] = {}
+        anchor_ids = {i for i, _, _ in anchors}
+        for j, r in enumerate(resolved):
+            if r.version is not None or j in anchor_ids or any(same_version(c, target) for c in r.cues):
+                continue
+            sj = shingles(chunks[j].text)
+            for i, cue, at in anchors:
+                a = chunks[i].text
+                if normalize(a) == normalize(chunks[j].text):
+                    continue
+                if jaccard(shingles(a), sj) >= 0.5 and _covers_without(a, at, chunks[j].text):
+                    out[j] = (cue, chunks[i].id)
+                    break
+        return out
+
+
+def _cue_position(text: str, cue: str) -> int | None:
+    m = re.search(rf"(?:\.\.\s+\w+::\s*|\b(?:in|since)\s+(?:version\s+)?)v?{re.escape(cue)}\b", text, re.I)
+    return m.start() if m is not None else None
+
+
+def _labelled(c: Chunk, r: Resolved) -> Chunk:
+    """The chunk with its resolved version as its label (when it was not its own field)."""
+    if r.version is not None and c.version != r.version:
+        return c.evolve(version=r.version)
+    return c
+
+
+def _provenance(r: Resolved) -> dict[str, object]:
+    """``version_from`` (``field``/``path``/``title``/``text``) and the key or the floor."""
+    if r.source is None:
+        return {}
+    if r.source == "text":
+        return {"version_from": "text", "version_floor": r.floor}
+    return {"version_from": r.source, "version_key": r.key}
