@@ -50,6 +50,7 @@ __all__ = [
     "VERSION_KEYS",
     "Resolved",
     "canonical",
+    "ceilings_in",
     "floors_in",
     "resolve_all",
     "same_version",
@@ -86,6 +87,15 @@ _CUE = re.compile(
     r"v?(\d+(?:\.\d+){1,3})\b",
     re.IGNORECASE,
 )
+# a change announced for a later version ("will be removed in 6.0", "in 9.1 it will
+# only ..."): the text was written before that version, a *ceiling*
+_NUM = r"(?:``)?v?(\d+(?:\.\d+){0,3})(?:``)?(?![\w.]*\d)"
+_CLAUSE = r"(?:[^.\n]|\.(?=\S)){0,80}?"  # within one sentence ("pytest.importorskip" goes on)
+_NAME = r"(?:(version|[A-Za-z][\w-]*)\s+)?"
+_FUTURE = re.compile(
+    rf"\bwill\b{_CLAUSE}\bin\s+{_NAME}{_NUM}|\bin\s+{_NAME}{_NUM}{_CLAUSE}\bwill\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +105,9 @@ class Resolved:
     ``version`` is canonical (``v5.1``, ``5.1.x`` -> ``5.1``; a compact ``42`` stays
     ``42``); ``spelling`` is as written; ``key`` names the field or metadata key read.
     ``floor`` is the newest version the text's own change notes name (``source`` is
-    ``"text"`` and ``version`` ``None`` then); ``cues`` are all of them.
+    ``"text"`` and ``version`` ``None`` then); ``cues`` are all of them. ``ceiling`` is the
+    oldest version the text announces a change for ("will be removed in 6.0"): the text
+    predates it.
     """
 
     version: str | None = None
@@ -105,6 +117,7 @@ class Resolved:
     document: str | None = None
     floor: str | None = None
     cues: tuple[str, ...] = ()
+    ceiling: str | None = None
 
 
 def canonical(spelling: str) -> str:
@@ -135,6 +148,23 @@ def same_version(version: str, target: str) -> bool:
 def floors_in(text: str) -> tuple[str, ...]:
     """Versions the text's change notes name ("versionadded:: 5.1", "New in version 5.1")."""
     return tuple(dict.fromkeys(m.group(1) for m in _CUE.finditer(text)))
+
+
+def ceilings_in(text: str, names: Iterable[str] = ()) -> tuple[str, ...]:
+    """Versions the text announces a future change for ("will be removed in 6.0").
+
+    A dotted number counts alone or after "version"; any number after one of ``names``
+    (the word the question puts before its version: "in pytest 10"). "Will run in 3
+    seconds" and "will be dropped in Python 3.13" name no version of these docs.
+    """
+    allowed = {n.casefold() for n in names}
+    out = []
+    for m in _FUTURE.finditer(text):
+        name, number = (m.group(1), m.group(2)) if m.group(2) else (m.group(3), m.group(4))
+        folded = (name or "").casefold()
+        if folded in allowed or ((not name or folded == "version") and "." in number):
+            out.append(number)
+    return tuple(dict.fromkeys(out))
 
 
 # -- locations ---------------------------------------------------------------------------
@@ -260,6 +290,7 @@ def resolve_all(
     version_keys: Sequence[str] = VERSION_KEYS,
     location_keys: Sequence[str] = LOCATION_KEYS,
     text_cues: bool = True,
+    names: Sequence[str] = (),
 ) -> tuple[list[Resolved], dict[str, object]]:
     """Each chunk's :class:`Resolved`, and what was learnt about the call (the axes found).
 
@@ -285,7 +316,7 @@ def resolve_all(
     axes = _axes(entry for row in parsed for entry in row)
     out: list[Resolved] = []
     for c, (value, key), row in zip(chunks, fields, parsed, strict=True):
-        out.append(_resolve_one(c, value, key, row, axes, text_cues))
+        out.append(_resolve_one(c, value, key, row, axes, text_cues, tuple(names)))
     found = {f"{k}@{h}" if h else k: {str(p): n for p, n in sorted(a.items())} for (k, h), a in axes.items() if a}
     return out, {"axes": found}
 
@@ -297,6 +328,7 @@ def _resolve_one(
     row: list[tuple[str, str, tuple[str, ...]]],
     axes: dict[tuple[str, str], dict[int, int]],
     text_cues: bool,
+    names: tuple[str, ...],
 ) -> Resolved:
     # every location's version and identity (the first location that has one wins)
     path_hit: tuple[str, str, str] | None = None  # (spelling, key, identity)
@@ -332,10 +364,11 @@ def _resolve_one(
             if found is not None:
                 return Resolved(canonical(found), "title", tkey, found, document or _strip_title(text, found))
     if text_cues:
-        cues = floors_in(c.text)
-        if cues:
-            floor = max(cues, key=_floor_key)
-            return Resolved(None, "text", "text", floor, document, floor, cues)
+        cues, future = floors_in(c.text), ceilings_in(c.text, names)
+        if cues or future:
+            floor = max(cues, key=_floor_key) if cues else None
+            ceiling = min(future, key=_floor_key) if future else None
+            return Resolved(None, "text", "text", floor or ceiling, document, floor, cues, ceiling)
     return Resolved(document=document)
 
 

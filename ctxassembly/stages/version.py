@@ -154,6 +154,19 @@ def _newer(floor: str, target: str) -> bool:
     return _key_cmp(floor) > _key_cmp(canonical(target))
 
 
+def _names_before_versions(question: str) -> tuple[str, ...]:
+    """The words a question puts right before a version ("pytest" of "in pytest 8.3")."""
+    return tuple(dict.fromkeys(re.findall(r"([A-Za-z][\w-]*)\s+v?\d+(?:\.\d+)+\b", question)))
+
+
+def _at_least(target: str, ceiling: str) -> bool:
+    """The target is the ceiling's version or later (the text predates the target)."""
+    t = canonical(target)
+    if not any(ch.isdigit() for ch in t) or same_version(t, ceiling):
+        return same_version(t, ceiling)
+    return _key_cmp(t) >= _key_cmp(canonical(ceiling))
+
+
 _WORDS = re.compile(r"\w+")
 
 
@@ -256,7 +269,8 @@ class VersionFilter:
         return target, latest, named
 
     def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
-        resolved, learnt = resolve_all(chunks, self.version_keys, self.location_keys, self.text_cues)
+        names = _names_before_versions(ctx.question)
+        resolved, learnt = resolve_all(chunks, self.version_keys, self.location_keys, self.text_cues, names)
         target, latest, named = self._target(chunks, resolved, ctx, learnt)
         ctx.report.note(
             self.name,
@@ -274,6 +288,7 @@ class VersionFilter:
         current: dict[str, str] = {}  # family (or id) -> the first current chunk's id
         families: list[str] = []
         lacking = self._lacking_note(chunks, resolved, target) if target is not None else {}
+        how_explicit = target is not None  # a ceiling is read against a named version only
         for i, (c, r) in enumerate(zip(chunks, resolved, strict=True)):
             c = _labelled(c, r)
             fam = r.document or c.id
@@ -282,6 +297,9 @@ class VersionFilter:
             if not version:
                 if r.floor is not None and target is not None and _newer(r.floor, target):
                     fates.append((c, "other_version", {"floor": r.floor, "from": "text", "target": target}))
+                elif r.ceiling is not None and how_explicit and _at_least(target, r.ceiling):
+                    detail = {"ceiling": r.ceiling, "from": "text", "target": target}
+                    fates.append((c, "superseded", detail))
                 elif i in lacking:
                     note, copy_of = lacking[i]
                     detail = {"lacks_note": note, "copy_of": copy_of, "from": "text", "target": str(target)}
@@ -383,5 +401,10 @@ def _provenance(r: Resolved) -> dict[str, object]:
     if r.source is None:
         return {}
     if r.source == "text":
-        return {"version_from": "text", "version_floor": r.floor}
+        out: dict[str, object] = {"version_from": "text"}
+        if r.floor is not None:
+            out["version_floor"] = r.floor
+        if r.ceiling is not None:
+            out["version_ceiling"] = r.ceiling
+        return out
     return {"version_from": r.source, "version_key": r.key}
