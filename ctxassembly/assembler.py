@@ -176,7 +176,10 @@ class Assembler:
         pipeline: list[Stage | None] = [
             Admit(principals, acl_field=acl_field, permit=permit, enforce_acl=enforce_acl, scope=scope),
             VersionFilter(
-                version_policy, subject_versions=subject_versions, version_keys=version_keys, location_keys=location_keys
+                version_policy,
+                subject_versions=subject_versions,
+                version_keys=version_keys,
+                location_keys=location_keys,
             ),
             # relevance ranks before the injection scan so that the scan (and every stage
             # that costs per chunk) runs on the head alone; Safety moves a chunk it had to

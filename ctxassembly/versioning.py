@@ -316,7 +316,7 @@ def resolve_all(
     axes = _axes(entry for row in parsed for entry in row)
     out: list[Resolved] = []
     for c, (value, key), row in zip(chunks, fields, parsed, strict=True):
-        out.append(_resolve_one(c, value, key, row, axes, text_cues, tuple(names)))
+        out.append(_resolve_one(c, value, key, row, axes=axes, text_cues=text_cues, names=tuple(names)))
     found = {f"{k}@{h}" if h else k: {str(p): n for p, n in sorted(a.items())} for (k, h), a in axes.items() if a}
     return out, {"axes": found}
 
@@ -326,6 +326,7 @@ def _resolve_one(
     value: str | None,
     key: str | None,
     row: list[tuple[str, str, tuple[str, ...]]],
+    *,
     axes: dict[tuple[str, str], dict[int, int]],
     text_cues: bool,
     names: tuple[str, ...],
@@ -384,4 +385,3 @@ def _doc_id_is_location(c: Chunk, row: list[tuple[str, str, tuple[str, ...]]]) -
 
 def _floor_key(v: str) -> tuple[int, ...]:
     return tuple(int(p) for p in v.split(".") if p.isdigit())
-

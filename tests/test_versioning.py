@@ -20,7 +20,9 @@ def pages(template: str, versions=("4.2", "5.1", "5.2"), docs=("ref/databases", 
     specs = []
     for doc in docs:
         for v in versions:
-            specs.append({"id": f"{v}:{doc}", "text": f"{doc} text in {v}", "meta": {"source": template.format(v=v, doc=doc)}})
+            specs.append(
+                {"id": f"{v}:{doc}", "text": f"{doc} text in {v}", "meta": {"source": template.format(v=v, doc=doc)}}
+            )
     return chunks(*specs)
 
 
@@ -49,7 +51,8 @@ def test_url_only_metadata_target_from_question_and_latest_per_document():
     out = VersionFilter().run(cs, ctx)
     assert [c.id for c in out] == ["4.2:ref/databases", "4.2:ref/settings"]
     assert out[0].version == "4.2"
-    assert out[0].meta["version_from"] == "path" and out[0].meta["version_key"] == "source"
+    assert out[0].meta["version_from"] == "path"
+    assert out[0].meta["version_key"] == "source"
     target = next(n for n in ctx.report.notes if n["event"] == "target")
     assert (target["version"], target["how"], target["from"]) == ("4.2", "question", {"path": 6})
     # no version named: the latest per document, the others superseded by it
@@ -83,8 +86,10 @@ def test_an_unknown_spelling_is_found_by_the_variant_axis():
 @pytest.mark.parametrize(("question", "spelling"), [("2.0", "20"), ("2.0", "2.0.x"), ("2.0", "v2.0"), ("5.1", "r51")])
 def test_question_versions_map_onto_spellings(question, spelling):
     assert same_version(spelling, question)
-    assert not same_version("2.1", "2.0") and not same_version("5.10", "51")
-    assert canonical("V5.1.x") == "5.1" and canonical("Stable") == "stable"
+    assert not same_version("2.1", "2.0")
+    assert not same_version("5.10", "51")
+    assert canonical("V5.1.x") == "5.1"
+    assert canonical("Stable") == "stable"
 
 
 def test_first_version_segment_wins_over_a_versioned_page_name():
@@ -185,7 +190,8 @@ def test_a_version_nobody_matches_gets_a_note():
     ctx = context("Does 3.2 support it?")
     VersionFilter().run(cs, ctx)
     note = next(n for n in ctx.report.notes if n["event"] == "unmatched_version")
-    assert note["named"] == ["3.2"] and note["present"] == ["4.2", "5.1", "5.2"]
+    assert note["named"] == ["3.2"]
+    assert note["present"] == ["4.2", "5.1", "5.2"]
     ctx = context("Does 3.2 support it?")
     VersionFilter().run(chunks(("a", "plain text")), ctx)
     assert "no candidate carries a version" in ctx.report.notes[0]["why"]
@@ -209,7 +215,8 @@ def test_text_only_variants_stay_adjacent_and_labelled_as_a_conflict():
     ids = [c.id for c in res.chunks]
     assert ids.index("b") == ids.index("a") + 1
     by_id = {c.id: c for c in res.chunks}
-    assert by_id["a"].meta["conflicts_with"] == ("b",) and by_id["b"].meta["conflicts_with"] == ("a",)
+    assert by_id["a"].meta["conflicts_with"] == ("b",)
+    assert by_id["b"].meta["conflicts_with"] == ("a",)
     assert res.report.fate(2).kept
 
 

@@ -179,10 +179,7 @@ def _covers_without(anchor: str, cue_at: int, other: str) -> bool:
         return False
     words = _WORDS.findall(other)
     n = len(lead)
-    for i in range(len(words) - n):
-        if words[i : i + n] == lead:
-            return True
-    return False
+    return any(words[i : i + n] == lead for i in range(len(words) - n))
 
 
 class VersionFilter:
@@ -239,9 +236,8 @@ class VersionFilter:
                 target = next((n for n in versions_in(ctx.question) if any(same_version(c, n) for c in cues)), None)
                 how = "question (matched to the text's change notes)"
             if target is None and named:
-                why = (
-                    f"the question names {', '.join(sorted(named))}; no candidate's version matches it"
-                    + (f" (present: {', '.join(present)})" if present else " (no candidate carries a version)")
+                why = f"the question names {', '.join(sorted(named))}; no candidate's version matches it" + (
+                    f" (present: {', '.join(present)})" if present else " (no candidate carries a version)"
                 )
                 ctx.report.note(self.name, "unmatched_version", named=sorted(named), present=present, why=why)
         if target is not None:
@@ -276,7 +272,7 @@ class VersionFilter:
             self.name,
             "resolved",
             chunks=[
-                [c.index, c.id, r.version or r.floor, r.source, r.key]
+                [c.index, c.id, r.version or r.floor or r.ceiling, r.source, r.key]
                 for c, r in zip(chunks, resolved, strict=True)
                 if r.source is not None
             ],
@@ -286,54 +282,47 @@ class VersionFilter:
         match: dict[tuple[str, str], str | None] = {}  # -> "superseded" / "other_version" / None (it matches)
         subjects: dict[tuple[str | None, str | None], str | None] = {}
         current: dict[str, str] = {}  # family (or id) -> the first current chunk's id
-        families: list[str] = []
         lacking = self._lacking_note(chunks, resolved, target) if target is not None else {}
-        how_explicit = target is not None  # a ceiling is read against a named version only
-        for i, (c, r) in enumerate(zip(chunks, resolved, strict=True)):
-            c = _labelled(c, r)
-            fam = r.document or c.id
-            families.append(fam)
-            version = r.version
-            if not version:
-                if r.floor is not None and target is not None and _newer(r.floor, target):
-                    fates.append((c, "other_version", {"floor": r.floor, "from": "text", "target": target}))
-                elif r.ceiling is not None and how_explicit and _at_least(target, r.ceiling):
-                    detail = {"ceiling": r.ceiling, "from": "text", "target": target}
-                    fates.append((c, "superseded", detail))
-                elif i in lacking:
-                    note, copy_of = lacking[i]
-                    detail = {"lacks_note": note, "copy_of": copy_of, "from": "text", "target": str(target)}
-                    fates.append((c, "other_version", detail))
-                else:
-                    fates.append((c, "unversioned", None))
+        for i, (chunk, r) in enumerate(zip(chunks, resolved, strict=True)):
+            c = _labelled(chunk, r)
+            if not r.version:
+                fates.append((c, *_text_fate(r, target, lacking.get(i))))
                 continue
             want = target if target is not None else latest[r.document]
-            pair = (version, want)
-            if pair in match:
-                other = match[pair]
-            else:
-                other = match[pair] = self._compare(version, want)
+            pair = (r.version, want)
+            if pair not in match:
+                match[pair] = self._compare(r.version, want)
+            other = match[pair]
             if other is not None:
-                fates.append((c, other, {"version": version, "target": want, "from": str(r.source)}))
+                fates.append((c, other, {"version": r.version, "target": want, "from": str(r.source)}))
                 continue
             if self.subject_versions:
                 heading = (c.title, c.section)
-                if heading in subjects:
-                    subject = subjects[heading]
-                else:
-                    subject = subjects[heading] = subject_version(c)
+                if heading not in subjects:
+                    subjects[heading] = subject_version(c)
+                subject = subjects[heading]
                 if subject is not None and not matches(subject, want) and not any(matches(subject, n) for n in named):
                     fates.append((c, "other_version", {"describes": subject, "target": want}))
                     continue
             fates.append((c, "current", None))
-            current.setdefault(fam, c.id)
+            current.setdefault(r.document or c.id, c.id)
+        return self._apply(fates, resolved, current, ctx)
 
+    def _apply(
+        self,
+        fates: list[tuple[Chunk, str, dict[str, str] | None]],
+        resolved: list[Resolved],
+        current: dict[str, str],
+        ctx: Context,
+    ) -> list[Chunk]:
+        """Drop (or label) the other-version chunks; label the kept ones with their provenance."""
         out: list[Chunk] = []
         drop = self.policy == "drop"
-        for (c, status, detail), fam, r in zip(fates, families, resolved, strict=True):
+        for (c, status, detail), r in zip(fates, resolved, strict=True):
             if detail is None:  # current or unversioned
                 out.append(c.with_meta(status=status, **_provenance(r)))
                 continue
+            fam = r.document or c.id
             if status == "superseded" and fam in current:
                 detail["superseded_by"] = current[fam]
             if drop:
@@ -387,6 +376,20 @@ class VersionFilter:
 def _cue_position(text: str, cue: str) -> int | None:
     m = re.search(rf"(?:\.\.\s+\w+::\s*|\b(?:in|since)\s+(?:version\s+)?)v?{re.escape(cue)}\b", text, re.I)
     return m.start() if m is not None else None
+
+
+def _text_fate(r: Resolved, target: str | None, lacking: tuple[str, str] | None) -> tuple[str, dict[str, str] | None]:
+    """The fate of a chunk with no version: its text's floor or ceiling against the target,
+    or a copy lacking the target's own note; else kept ``unversioned``."""
+    if target is None:
+        return "unversioned", None
+    if r.floor is not None and _newer(r.floor, target):
+        return "other_version", {"floor": r.floor, "from": "text", "target": target}
+    if r.ceiling is not None and _at_least(target, r.ceiling):
+        return "superseded", {"ceiling": r.ceiling, "from": "text", "target": target}
+    if lacking is not None:
+        return "other_version", {"lacks_note": lacking[0], "copy_of": lacking[1], "from": "text", "target": target}
+    return "unversioned", None
 
 
 def _labelled(c: Chunk, r: Resolved) -> Chunk:

@@ -16,7 +16,9 @@ TEXT = "Django supports PostgreSQL {pg} and higher. The psycopg adapter is requi
 def docs() -> list[Document]:
     # what WebBaseLoader + RecursiveCharacterTextSplitter give: source (and title), no version
     return [
-        Document(id=f"{v}-db", page_content=TEXT.format(pg=pg), metadata={"source": URL.format(v=v), "title": "Databases"})
+        Document(
+            id=f"{v}-db", page_content=TEXT.format(pg=pg), metadata={"source": URL.format(v=v), "title": "Databases"}
+        )
         for v, pg in (("5.2", "14"), ("5.1", "13"), ("4.2", "12"))
     ]
 

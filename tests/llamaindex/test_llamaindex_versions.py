@@ -32,9 +32,11 @@ def test_version_only_in_file_path_question_names_it() -> None:
     )
     assert [n.node.node_id for n in out] == ["node-4.2"]
     assert out[0].node.metadata["version"] == "4.2"  # the label the core counted and the LLM reads
-    assert 'version: 4.2' in out[0].node.get_content(metadata_mode=MetadataMode.LLM)
+    assert "version: 4.2" in out[0].node.get_content(metadata_mode=MetadataMode.LLM)
 
 
 def test_version_only_in_file_path_latest_per_file() -> None:
-    out = ContextAssemblyPostprocessor(budget=300).postprocess_nodes(nodes(), query_str="Which PostgreSQL is supported?")
+    out = ContextAssemblyPostprocessor(budget=300).postprocess_nodes(
+        nodes(), query_str="Which PostgreSQL is supported?"
+    )
     assert [n.node.node_id for n in out] == ["node-5.2"]
