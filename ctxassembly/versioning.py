@@ -52,6 +52,7 @@ __all__ = [
     "canonical",
     "ceilings_in",
     "floors_in",
+    "mentions_in",
     "resolve_all",
     "same_version",
 ]
@@ -148,6 +149,34 @@ def same_version(version: str, target: str) -> bool:
 def floors_in(text: str) -> tuple[str, ...]:
     """Versions the text's change notes name ("versionadded:: 5.1", "New in version 5.1")."""
     return tuple(dict.fromkeys(m.group(1) for m in _CUE.finditer(text)))
+
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*:])|\n\s*\n")
+_FUTURE_WORDS = re.compile(r"\b(?:will|would|shall|scheduled|planned|to be|future|upcoming|next|until|soon)\b", re.I)
+
+
+def mentions_in(text: str, names: Iterable[str]) -> tuple[str, ...]:
+    """Versions the text names after one of ``names`` (the word the question puts before its
+    version: "pytest 9.1", "Django 5.0") outside a sentence about the future: the text
+    knows that version, so it is at least that new."""
+    names = [n for n in names if n]
+    if not names:
+        return ()
+    pattern = _mention_pattern(tuple(sorted({n.casefold() for n in names})))
+    if not pattern.search(text):
+        return ()
+    out = []
+    for sentence in _SENTENCE.split(text):
+        if _FUTURE_WORDS.search(sentence):
+            continue
+        out.extend(m.group(1) for m in pattern.finditer(sentence))
+    return tuple(dict.fromkeys(out))
+
+
+@lru_cache(maxsize=64)
+def _mention_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
+    alternatives = "|".join(re.escape(n) for n in names)
+    return re.compile(rf"\b(?:{alternatives})\s+v?(\d+(?:\.\d+){{1,3}})\b(?!\.?\d)", re.IGNORECASE)
 
 
 def ceilings_in(text: str, names: Iterable[str] = ()) -> tuple[str, ...]:
@@ -366,8 +395,9 @@ def _resolve_one(
                 return Resolved(canonical(found), "title", tkey, found, document or _strip_title(text, found))
     if text_cues:
         cues, future = floors_in(c.text), ceilings_in(c.text, names)
-        if cues or future:
-            floor = max(cues, key=_floor_key) if cues else None
+        known = (*cues, *mentions_in(c.text, names))
+        if known or future:
+            floor = max(known, key=_floor_key) if known else None
             ceiling = min(future, key=_floor_key) if future else None
             return Resolved(None, "text", "text", floor or ceiling, document, floor, cues, ceiling)
     return Resolved(document=document)

@@ -171,15 +171,18 @@ _WORDS = re.compile(r"\w+")
 
 
 def _covers_without(anchor: str, cue_at: int, other: str) -> bool:
-    """``other`` holds the words that lead up to the note at ``cue_at`` in ``anchor`` and
-    goes on after them, without the note: the same passage, the note left out (not a chunk
-    that merely ends before it)."""
-    lead = _WORDS.findall(anchor[max(0, cue_at - 300) : cue_at])[-8:]
-    if len(lead) < 4:
-        return False
+    """``other`` spans the place of the note at ``cue_at`` in ``anchor`` without the note:
+    it holds the words that lead up to the note and goes on after them, or it holds words
+    that follow the note. A chunk that merely ends before the note is no evidence."""
     words = _WORDS.findall(other)
+    lead = _WORDS.findall(anchor[max(0, cue_at - 300) : cue_at])[-8:]
     n = len(lead)
-    return any(words[i : i + n] == lead for i in range(len(words) - n))
+    if n >= 4 and any(words[i : i + n] == lead for i in range(len(words) - n)):
+        return True
+    end = anchor.find("\n\n", cue_at)
+    trail = _WORDS.findall(anchor[end : end + 400]) if end >= 0 else []
+    grams = {tuple(trail[i : i + 6]) for i in range(len(trail) - 5)}
+    return any(tuple(words[i : i + 6]) in grams for i in range(len(words) - 5))
 
 
 class VersionFilter:
@@ -282,11 +285,17 @@ class VersionFilter:
         match: dict[tuple[str, str], str | None] = {}  # -> "superseded" / "other_version" / None (it matches)
         subjects: dict[tuple[str | None, str | None], str | None] = {}
         current: dict[str, str] = {}  # family (or id) -> the first current chunk's id
-        lacking = self._lacking_note(chunks, resolved, target) if target is not None else {}
+        # text-only candidates and no version named: the newest change note of the set
+        # stands for "current" (that release's docs carry it; older copies lack it, older
+        # texts announce changes it has made); a floor can never exceed it
+        text_target = target if target is not None else _newest_note(resolved, latest)
+        if text_target is not None and target is None:
+            ctx.report.note(self.name, "text_target", version=text_target, why="the newest change note of the candidates")
+        lacking = self._lacking_note(chunks, resolved, text_target) if text_target is not None else {}
         for i, (chunk, r) in enumerate(zip(chunks, resolved, strict=True)):
             c = _labelled(chunk, r)
             if not r.version:
-                fates.append((c, *_text_fate(r, target, lacking.get(i))))
+                fates.append((c, *_text_fate(r, text_target, lacking.get(i))))
                 continue
             want = target if target is not None else latest[r.document]
             pair = (r.version, want)
@@ -376,6 +385,14 @@ class VersionFilter:
 def _cue_position(text: str, cue: str) -> int | None:
     m = re.search(rf"(?:\.\.\s+\w+::\s*|\b(?:in|since)\s+(?:version\s+)?)v?{re.escape(cue)}\b", text, re.I)
     return m.start() if m is not None else None
+
+
+def _newest_note(resolved: list[Resolved], latest: dict[str | None, str]) -> str | None:
+    """The newest version a change note names, when no candidate carries a version."""
+    if latest:
+        return None
+    notes = [cue for r in resolved for cue in r.cues]
+    return max(notes, key=_key_cmp) if notes else None
 
 
 def _text_fate(r: Resolved, target: str | None, lacking: tuple[str, str] | None) -> tuple[str, dict[str, str] | None]:
