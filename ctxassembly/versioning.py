@@ -81,22 +81,21 @@ _SHAPE = re.compile(r"v?\d+(?:\.\d+)+(?:\.[x*])?|v\d+(?:\.[x*])?|\d+\.[x*]", re.
 _EXT = re.compile(r"\.(?=[a-z])[a-z0-9]{2,5}$", re.IGNORECASE)
 _SPLIT = re.compile(r"[-_\s+]+")
 _IN_TEXT = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+){1,3})(?![\w]|\.\d)", re.IGNORECASE)
-_CUE = re.compile(
+# a change note right before a dotted version; found from the numbers (rare) backwards,
+# which is ten times faster than scanning every position for the note's words
+_DOTTED_NUM = re.compile(r"\d+(?:\.\d+){1,3}\b")  # a digit first: the regex engine skips ahead fast
+_CUE_BEFORE = re.compile(
     r"(?:\.\.\s+(?:versionadded|versionchanged|deprecated)::\s*"
     r"|\b(?:new|changed|added|deprecated)\s+in\s+(?:version\s+)?"
-    r"|\bdeprecated\s+since\s+(?:version\s+)?)"
-    r"v?(\d+(?:\.\d+){1,3})\b",
+    r"|\bdeprecated\s+since\s+(?:version\s+)?)$",
     re.IGNORECASE,
 )
 # a change announced for a later version ("will be removed in 6.0", "in 9.1 it will
 # only ..."): the text was written before that version, a *ceiling*
 _NUM = r"(?:``)?v?(\d+(?:\.\d+){0,3})(?:``)?(?![\w.]*\d)"
-_CLAUSE = r"(?:[^.\n]|\.(?=\S)){0,80}?"  # within one sentence ("pytest.importorskip" goes on)
 _NAME = r"(?:(version|[A-Za-z][\w-]*)\s+)?"
-_FUTURE = re.compile(
-    rf"\bwill\b{_CLAUSE}\bin\s+{_NAME}{_NUM}|\bin\s+{_NAME}{_NUM}{_CLAUSE}\bwill\b",
-    re.IGNORECASE,
-)
+_IN_VERSION = re.compile(rf"\bin\s+{_NAME}{_NUM}", re.IGNORECASE)
+_FLOOR_WORDS = ("version", "deprecated", "new in", "added in", "changed in")
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,7 +147,20 @@ def same_version(version: str, target: str) -> bool:
 
 def floors_in(text: str) -> tuple[str, ...]:
     """Versions the text's change notes name ("versionadded:: 5.1", "New in version 5.1")."""
-    return tuple(dict.fromkeys(m.group(1) for m in _CUE.finditer(text)))
+    low = text.lower()
+    if not any(word in low for word in _FLOOR_WORDS):
+        return ()  # most texts: no note, decided without a regex
+    search = _CUE_BEFORE.search
+    out = []
+    for m in _DOTTED_NUM.finditer(text):
+        start = m.start()
+        if start and text[start - 1] in "vV":
+            start -= 1
+        if start and (text[start - 1].isalnum() or text[start - 1] in "._"):
+            continue
+        if search(text[max(0, start - 40) : start]):
+            out.append(m.group())
+    return tuple(dict.fromkeys(out))
 
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*:])|\n\s*\n")
@@ -165,7 +177,7 @@ def mentions_in(text: str, names: Iterable[str]) -> tuple[str, ...]:
     pattern = _mention_pattern(tuple(sorted({n.casefold() for n in names})))
     if not pattern.search(text):
         return ()
-    out = []
+    out: list[str] = []
     for sentence in _SENTENCE.split(text):
         if _FUTURE_WORDS.search(sentence):
             continue
@@ -186,13 +198,24 @@ def ceilings_in(text: str, names: Iterable[str] = ()) -> tuple[str, ...]:
     (the word the question puts before its version: "in pytest 10"). "Will run in 3
     seconds" and "will be dropped in Python 3.13" name no version of these docs.
     """
+    low = text.lower()
+    at = low.find("will")
+    if at < 0:
+        return ()  # the common case, decided without a regex
     allowed = {n.casefold() for n in names}
     out = []
-    for m in _FUTURE.finditer(text):
-        name, number = (m.group(1), m.group(2)) if m.group(2) else (m.group(3), m.group(4))
-        folded = (name or "").casefold()
-        if folded in allowed or ((not name or folded == "version") and "." in number):
-            out.append(number)
+    while at >= 0:
+        if (at == 0 or not low[at - 1].isalnum()) and not low[at + 4 : at + 5].isalnum():
+            # the sentence around "will", at most 120 characters either side
+            left = max(low.rfind(". ", 0, at) + 1, low.rfind("\n\n", 0, at), at - 120, 0)
+            ends = [i for i in (low.find(". ", at), low.find("\n\n", at)) if i >= 0]
+            right = min([*ends, at + 120, len(text)])
+            for m in _IN_VERSION.finditer(text, left, right):
+                name, number = m.group(1), m.group(2)
+                folded = (name or "").casefold()
+                if folded in allowed or ((not name or folded == "version") and "." in number):
+                    out.append(number)
+        at = low.find("will", at + 4)
     return tuple(dict.fromkeys(out))
 
 
@@ -224,10 +247,12 @@ def _looks_like_location(value: str) -> bool:
     return "/" in value or "\\" in value or "://" in value
 
 
+@lru_cache(maxsize=16384)
 def _shaped(token: str) -> bool:
     return bool(_SHAPE.fullmatch(token)) or token.casefold() in RELEASE_ALIASES or token.casefold() in DEV_ALIASES
 
 
+@lru_cache(maxsize=16384)
 def _plausible(token: str) -> bool:
     """An unknown spelling on a discovered axis must carry a digit (or be an alias)."""
     return _shaped(token) or any(ch.isdigit() for ch in token)
@@ -282,8 +307,9 @@ def _identity(host: str, tokens: tuple[str, ...], at: int | None) -> str:
 
 def _locations(c: Chunk, keys: Sequence[str]) -> list[tuple[str, str]]:
     out = []
+    meta = c.meta._data  # the plain dict behind the read-only view: Mapping.get costs a try/except
     for key in keys:
-        value = c.meta.get(key)
+        value = meta.get(key)
         if isinstance(value, str) and value.strip():
             out.append((key, value))
     if c.doc_id and all(c.doc_id != v for _, v in out):
@@ -295,8 +321,9 @@ def _field(c: Chunk, keys: Sequence[str]) -> tuple[str | None, str | None]:
     """``(value, key)`` of the version field (the chunk's own, then metadata keys)."""
     if c.version:
         return c.version, "version"
+    meta = c.meta._data
     for key in keys:
-        value = c.meta.get(key)
+        value = meta.get(key)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             value = str(value)
         if isinstance(value, str) and value.strip():
@@ -329,6 +356,10 @@ def resolve_all(
     """
     fields = [_field(c, version_keys) for c in chunks]
     locs = [_locations(c, location_keys) for c in chunks]
+    for i, (value, _key) in enumerate(fields):
+        # a version field and a plain doc id (no location): nothing to learn from paths
+        if value is not None and len(locs[i]) == 1 and locs[i][0][0] == "doc_id" and "://" not in locs[i][0][1]:
+            locs[i] = []
     # a version field that is a URL or a path is a location, read like one
     for i, (value, key) in enumerate(fields):
         if value is not None and key is not None and _looks_like_location(value):

@@ -290,7 +290,8 @@ class VersionFilter:
         # texts announce changes it has made); a floor can never exceed it
         text_target = target if target is not None else _newest_note(resolved, latest)
         if text_target is not None and target is None:
-            ctx.report.note(self.name, "text_target", version=text_target, why="the newest change note of the candidates")
+            why = "no candidate carries a version: the newest change note of the candidates stands for current"
+            ctx.report.note(self.name, "text_target", version=text_target, why=why)
         lacking = self._lacking_note(chunks, resolved, text_target) if text_target is not None else {}
         for i, (chunk, r) in enumerate(zip(chunks, resolved, strict=True)):
             c = _labelled(chunk, r)
