@@ -7,7 +7,7 @@ Shapes as loaders write them: a web loader's ``source`` URL, a directory reader'
 import pytest
 
 from ctxassembly import ConfigError, VersionFilter, assemble
-from ctxassembly.versioning import canonical, ceilings_in, floors_in, resolve_all, same_version
+from ctxassembly.versioning import canonical, ceilings_in, floors_in, mentions_in, resolve_all, same_version
 from tests.conftest import chunks, context, fates
 
 pytestmark = pytest.mark.unit
@@ -234,3 +234,28 @@ def test_bad_key_options():
     with pytest.raises(ConfigError, match="version_keys must be"):
         VersionFilter(version_keys=3)  # type: ignore[arg-type]
     assert VersionFilter(location_keys="link").location_keys == ("link",)
+
+
+def test_a_version_the_text_names_after_the_questions_product_word_is_a_floor():
+    assert mentions_in("Similarly to the deprecation in Acme 9.1, all fixtures ...", ["Acme"]) == ("9.1",)
+    assert mentions_in("Acme 10.0 will drop it. Python 3.12 is fine.", ["Acme"]) == ()  # future; other word
+    cs = chunks(("new", "As deprecated in Acme 9.1, the option is gone."), ("old", "The option is available."))
+    ctx = context("Is the option in Acme 8.3?", target_version="8.3")
+    assert [c.id for c in VersionFilter().run(cs, ctx)] == ["old"]
+    assert ctx.report._fates[0].detail["floor"] == "9.1"
+
+
+def test_text_only_and_no_version_named_the_newest_note_stands_for_current():
+    body = (
+        "A quick example of the configuration files supported by the tool follows. "
+        "Each of them is searched in the root directory of the repository, in this order, "
+        "and the first one found is used even when it is empty"
+    )
+    cs = chunks(
+        ("new", f"{body}.\n\n.. versionadded:: 9.0\n\n``tool.toml`` files take precedence over other files.\n\nMore."),
+        ("old", f"{body}.\n\n``tool.ini`` files take precedence over other files.\n\nMore."),
+    )
+    ctx = context("Which configuration file takes precedence?")
+    assert [c.id for c in VersionFilter().run(cs, ctx)] == ["new"]
+    note = next(n for n in ctx.report.notes if n["event"] == "text_target")
+    assert note["version"] == "9.0"
