@@ -230,25 +230,32 @@ class VersionFilter:
         present = sorted({r.version for r in resolved if r.version}, key=_key_cmp)
         named = set(versions_in(ctx.question))
         target, how = ctx.target_version, "caller"
-        why: str | None = None
+        why = "given by the caller"
+        unmatched = ""
         if target is None:
             target = resolve_target(ctx.question, present)
             how = "question"
-            if target is None:
+            if target is not None:
+                spellings = [p for p in present if matches(p, target)] or [target]
+                why = f"the question names {target}; candidates carry {', '.join(spellings)}"
+            else:
                 cues = {cue for r in resolved for cue in r.cues}
                 target = next((n for n in versions_in(ctx.question) if any(same_version(c, n) for c in cues)), None)
                 how = "question (matched to the text's change notes)"
+                why = f"the question names {target}; only the texts' change notes name it"
             if target is None and named:
-                why = f"the question names {', '.join(sorted(named))}; no candidate's version matches it" + (
+                unmatched = f"the question names {', '.join(sorted(named))}; no candidate's version matches it" + (
                     f" (present: {', '.join(present)})" if present else " (no candidate carries a version)"
                 )
-                ctx.report.note(self.name, "unmatched_version", named=sorted(named), present=present, why=why)
+                ctx.report.note(self.name, "unmatched_version", named=sorted(named), present=present, why=unmatched)
         if target is not None:
             ctx.target_version = target
         latest: dict[str | None, str] = {}  # family -> its newest version
         if target is None:
             how = "current"
             why = "no version from the caller or the question: the latest version of each document"
+            if unmatched:
+                why = f"{unmatched}; so the latest version of each document"
             for r in resolved:
                 if r.version:
                     fam = r.document
@@ -258,9 +265,7 @@ class VersionFilter:
         for r in resolved:
             if r.source is not None:
                 sources[r.source] = sources.get(r.source, 0) + 1
-        detail: dict[str, object] = {"version": target, "how": how, "present": present, "from": sources}
-        if why is not None:
-            detail["why"] = why
+        detail: dict[str, object] = {"version": target, "how": how, "why": why, "present": present, "from": sources}
         if learnt.get("axes"):
             detail["axes"] = learnt["axes"]
         ctx.report.note(self.name, "target", **detail)
