@@ -107,7 +107,8 @@ class Resolved:
     ``floor`` is the newest version the text's own change notes name (``source`` is
     ``"text"`` and ``version`` ``None`` then); ``cues`` are all of them. ``ceiling`` is the
     oldest version the text announces a change for ("will be removed in 6.0"): the text
-    predates it.
+    predates it. ``subject`` is a dotted version naming the page itself in its location
+    (``.../releases/4.2/``): the page is about that version, whatever its docs version.
     """
 
     version: str | None = None
@@ -118,6 +119,7 @@ class Resolved:
     floor: str | None = None
     cues: tuple[str, ...] = ()
     ceiling: str | None = None
+    subject: str | None = None
 
 
 def canonical(spelling: str) -> str:
@@ -283,7 +285,10 @@ def _axes(paths: Iterable[tuple[str, str, tuple[str, ...]]]) -> dict[tuple[str, 
 
 def _version_at(tokens: tuple[str, ...], axis: dict[int, int]) -> int | None:
     """Which token of ``tokens`` is the version (None: none is)."""
-    shaped = [p for p, t in enumerate(tokens) if _shaped(t)]
+    last = len(tokens) - 1
+    # the last segment names the page ("releases/4.2" is about 4.2, in whatever docs
+    # version): a version there needs the axis, two or more documents varying at it
+    shaped = [p for p, t in enumerate(tokens) if _shaped(t) and (p < last or axis.get(p, 0) >= 2)]
     best = max(axis.items(), key=lambda kv: (kv[1], -kv[0]), default=None)
     if shaped:
         first = shaped[0]
@@ -393,6 +398,7 @@ def _resolve_one(
 ) -> Resolved:
     # every location's version and identity (the first location that has one wins)
     path_hit: tuple[str, str, str] | None = None  # (spelling, key, identity)
+    subject: str | None = None
     plain_identity: str | None = None
     for lkey, host, tokens in row:
         at = _version_at(tokens, axes.get((lkey, host), {}))
@@ -402,6 +408,9 @@ def _resolve_one(
             continue
         if path_hit is None:
             path_hit = (tokens[at], lkey, _identity(host, tokens, at))
+            page = tokens[-1]
+            if at != len(tokens) - 1 and "." in page and _SHAPE.fullmatch(page):
+                subject = canonical(page)
     # the doc id names the document unless it is itself a location (a URL, or a copy of
     # ``source``); a location that carries the version names it better still: a reader's
     # per-file id (LlamaIndex ``ref_doc_id``) differs between the versions of one page
@@ -414,10 +423,10 @@ def _resolve_one(
             document: str | None = path_hit[2]
         else:
             document = own_doc or plain_identity or c.doc_id
-        return Resolved(canonical(value), "field", key, value, document)
+        return Resolved(canonical(value), "field", key, value, document, subject=subject if located else None)
     if path_hit is not None:
         spelling, lkey, identity = path_hit
-        return Resolved(canonical(spelling), "path", lkey, spelling, identity)
+        return Resolved(canonical(spelling), "path", lkey, spelling, identity, subject=subject)
     document = own_doc or plain_identity or c.doc_id
     for text, tkey in ((c.title, "title"), ((c.section or "").split(" > ")[0], "section")):
         if text:

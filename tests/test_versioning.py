@@ -259,3 +259,21 @@ def test_text_only_and_no_version_named_the_newest_note_stands_for_current():
     assert [c.id for c in VersionFilter().run(cs, ctx)] == ["new"]
     note = next(n for n in ctx.report.notes if n["event"] == "text_target")
     assert note["version"] == "9.0"
+
+
+def test_a_page_named_by_a_version_is_about_that_version():
+    # the 4.2 release notes inside the 5.2 docs still state 4.2's facts as facts
+    cs = chunks(
+        {"id": "notes42", "text": "PostgreSQL 12 and higher", "meta": {"file_path": "/m/en/5.2/releases/4.2.md"}},
+        {"id": "ref52", "text": "PostgreSQL 14 and higher", "meta": {"file_path": "/m/en/5.2/ref/databases.md"}},
+    )
+    ctx = context(target_version="5.2")
+    assert [c.id for c in VersionFilter().run(cs, ctx)] == ["ref52"]
+    assert ctx.report._fates[0].detail == {"describes": "4.2", "target": "5.2"}
+    # one docs version alone: release notes named by version are pages, not versions
+    single = chunks(
+        {"id": "a", "text": "x", "meta": {"source": HOST + "/releases/4.2/"}},
+        {"id": "b", "text": "y", "meta": {"source": HOST + "/releases/5.0/"}},
+    )
+    assert [r.version for r in resolve_all(single)[0]] == [None, None]
+    assert [c.id for c in VersionFilter().run(single, context("what changed?"))] == ["a", "b"]

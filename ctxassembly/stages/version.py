@@ -315,7 +315,7 @@ class VersionFilter:
                 heading = (c.title, c.section)
                 if heading not in subjects:
                     subjects[heading] = subject_version(c)
-                subject = subjects[heading]
+                subject = subjects[heading] or r.subject  # the heading's, else the page path's
                 if subject is not None and not matches(subject, want) and not any(matches(subject, n) for n in named):
                     fates.append((c, "other_version", {"describes": subject, "target": want}))
                     continue
