@@ -19,8 +19,11 @@ places, in order of trust, and says where the version came from:
    location holds several version-shaped segments (``/5.2/releases/5.1/``) the first one is
    the version unless the axis says otherwise.
 3. ``title``: a version in the title or the top heading.
-4. ``text``: the body's own change notes (``versionadded``/``versionchanged``/``deprecated``
-   directives, "New in 5.1", "Changed in version 5.1", "Deprecated since 5.1"). They give a
+4. ``text``: the body's own change notes (``versionadded``/``versionchanged``/
+   ``versionremoved``/``deprecated`` directives, "New in 5.1", "Changed in version 5.1",
+   "Deprecated since 5.1", "As of 5.1"), versions the text names after the question's
+   product word ("in Acme 5.1", outside a sentence about the future), and changes it
+   announces ("will be removed in 6.0": a ceiling). They give a
    *floor*, not a version: the text is at least that new. The chunk keeps no version label;
    the version stage uses the floor against the target.
 
@@ -85,9 +88,9 @@ _IN_TEXT = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+){1,3})(?![\w]|\.\d)", re.IGNORE
 # which is ten times faster than scanning every position for the note's words
 _DOTTED_NUM = re.compile(r"\d+(?:\.\d+){1,3}\b")  # a digit first: the regex engine skips ahead fast
 _CUE_BEFORE = re.compile(
-    r"(?:\.\.\s+(?:versionadded|versionchanged|deprecated)::\s*"
+    r"(?:\.\.\s+(?:versionadded|versionchanged|versionremoved|deprecated)::\s*"
     r"|\b(?:new|changed|added|deprecated)\s+in\s+(?:version\s+)?"
-    r"|\bdeprecated\s+since\s+(?:version\s+)?)$",
+    r"|\b(?:deprecated\s+since|as\s+of|since)\s+(?:version\s+)?)(?:``|`)?$",
     re.IGNORECASE,
 )
 # a change announced for a later version ("will be removed in 6.0", "in 9.1 it will
@@ -95,7 +98,7 @@ _CUE_BEFORE = re.compile(
 _NUM = r"(?:``)?v?(\d+(?:\.\d+){0,3})(?:``)?(?![\w.]*\d)"
 _NAME = r"(?:(version|[A-Za-z][\w-]*)\s+)?"
 _IN_VERSION = re.compile(rf"\bin\s+{_NAME}{_NUM}", re.IGNORECASE)
-_FLOOR_WORDS = ("version", "deprecated", "new in", "added in", "changed in")
+_FLOOR_WORDS = ("version", "deprecated", "new in", "added in", "changed in", "as of", "since")
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,8 +163,14 @@ def floors_in(text: str) -> tuple[str, ...]:
             start -= 1
         if start and (text[start - 1].isalnum() or text[start - 1] in "._"):
             continue
-        if search(text[max(0, start - 40) : start]):
-            out.append(m.group())
+        before = text[max(0, start - 40) : start]
+        cue = search(before)
+        if cue is None:
+            continue
+        # "will be deprecated in 6.0" announces, it does not note: no floor
+        if not cue.group().startswith("..") and _FUTURE_WORDS.search(before[: cue.start()].rsplit(". ", 1)[-1]):
+            continue
+        out.append(m.group())
     return tuple(dict.fromkeys(out))
 
 

@@ -146,6 +146,8 @@ def test_aliases_are_versions_but_not_numbered_releases():
 
 def test_text_change_notes_are_a_floor():
     assert floors_in(".. versionadded:: 5.1\n\nNew in version 5.2. Deprecated since 4.0") == ("5.1", "5.2", "4.0")
+    assert floors_in(".. versionremoved:: 9.1\n\nAs of ``9.1``, it only captures that.") == ("9.1",)
+    assert floors_in("Which version? It will be deprecated in 6.0.") == ()  # announced, not noted
     cs = chunks(
         ("old", "The limit is 3."),
         ("new", "The limit is 5.\n\n.. versionchanged:: 5.1\n\n    It was 3."),
