@@ -48,6 +48,7 @@ INTERNAL_KEYS = (
     "assembly_duplicates",
     "assembly_conflicts_with",
     "assembly_flags",
+    "assembly_version_from",
     "assembly_report",
 )
 # chunk.meta key -> node metadata key, for the facts that exist only on some chunks
@@ -198,6 +199,8 @@ def _metadata(
     meta["assembly_position"] = position
     meta["assembly_relevance_rank"] = chunk.meta.get("relevance_rank")
     meta["assembly_retriever_score"] = chunk.meta.get("retriever_score", chunk.score)
+    if chunk.meta.get("version_from") is not None:
+        meta["assembly_version_from"] = chunk.meta["version_from"]  # field / path / title / text
     for src, dst in _LIST_FACTS.items():
         if chunk.meta.get(src):
             meta[dst] = list(chunk.meta[src])

@@ -29,6 +29,7 @@ def test_version_only_in_source_question_names_it() -> None:
     facts = out[0].metadata["ctxassembly"]
     assert facts["report"]["target_version"] == "4.2"
     assert facts["labels"]["version"] == "4.2"
+    assert facts["version_from"] == "path"
     assert out[0].metadata["source"] == URL.format(v="4.2")  # the caller's metadata, untouched
 
 

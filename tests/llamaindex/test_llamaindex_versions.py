@@ -32,6 +32,7 @@ def test_version_only_in_file_path_question_names_it() -> None:
     )
     assert [n.node.node_id for n in out] == ["node-4.2"]
     assert out[0].node.metadata["version"] == "4.2"  # the label the core counted and the LLM reads
+    assert out[0].node.metadata["assembly_version_from"] == "path"
     assert "version: 4.2" in out[0].node.get_content(metadata_mode=MetadataMode.LLM)
 
 
