@@ -279,3 +279,10 @@ def test_a_page_named_by_a_version_is_about_that_version():
     )
     assert [r.version for r in resolve_all(single)[0]] == [None, None]
     assert [c.id for c in VersionFilter().run(single, context("what changed?"))] == ["a", "b"]
+
+
+def test_only_the_targets_product_word_makes_a_mention_count():
+    # "Python 3.13" in a question about Acme 3.2 names another product's version
+    cs = chunks(("a", "Acme runs on Python 3.13 and later."), ("b", "Acme runs on older Pythons."))
+    ctx = context("Does Acme 3.2 support Python 3.13?", target_version="3.2")
+    assert [c.id for c in VersionFilter().run(cs, ctx)] == ["a", "b"]

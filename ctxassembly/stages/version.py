@@ -154,9 +154,14 @@ def _newer(floor: str, target: str) -> bool:
     return _key_cmp(floor) > _key_cmp(canonical(target))
 
 
-def _names_before_versions(question: str) -> tuple[str, ...]:
-    """The words a question puts right before a version ("pytest" of "in pytest 8.3")."""
-    return tuple(dict.fromkeys(re.findall(r"([A-Za-z][\w-]*)\s+v?\d+(?:\.\d+)+\b", question)))
+def _names_before_versions(question: str, target: str | None) -> tuple[str, ...]:
+    """The words a question puts right before a version ("pytest" of "in pytest 8.3"):
+    before the target's version when the question names it ("Django" of "Django 3.2 on
+    Python 3.13"), else before any version."""
+    pairs = re.findall(r"([A-Za-z][\w-]*)\s+v?(\d+(?:\.\d+)+)\b", question)
+    if target is not None and any(same_version(v, target) for _, v in pairs):
+        pairs = [(n, v) for n, v in pairs if same_version(v, target)]
+    return tuple(dict.fromkeys(n for n, _ in pairs))
 
 
 def _at_least(target: str, ceiling: str) -> bool:
@@ -273,7 +278,7 @@ class VersionFilter:
         return target, latest, named
 
     def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
-        names = _names_before_versions(ctx.question)
+        names = _names_before_versions(ctx.question, ctx.target_version)
         resolved, learnt = resolve_all(chunks, self.version_keys, self.location_keys, self.text_cues, names)
         target, latest, named = self._target(chunks, resolved, ctx, learnt)
         ctx.report.note(
