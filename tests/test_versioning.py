@@ -256,11 +256,15 @@ def test_text_only_and_no_version_named_the_newest_note_stands_for_current():
     cs = chunks(
         ("new", f"{body}.\n\n.. versionadded:: 9.0\n\n``tool.toml`` files take precedence over other files.\n\nMore."),
         ("old", f"{body}.\n\n``tool.ini`` files take precedence over other files.\n\nMore."),
+        ("other", "Strict mode.\n\n.. versionadded:: 9.0\n\nThe ``strict`` option turns on all checks."),
     )
     ctx = context("Which configuration file takes precedence?")
-    assert [c.id for c in VersionFilter().run(cs, ctx)] == ["new"]
+    assert [c.id for c in VersionFilter().run(cs, ctx)] == ["new", "other"]
     note = next(n for n in ctx.report.notes if n["event"] == "text_target")
     assert note["version"] == "9.0"
+    # one text alone naming the newest version decides nothing (a planted note could)
+    ctx = context("Which configuration file takes precedence?")
+    assert [c.id for c in VersionFilter().run(cs[:2], ctx)] == ["new", "old"]
 
 
 def test_a_page_named_by_a_version_is_about_that_version():

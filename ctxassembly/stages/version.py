@@ -298,9 +298,9 @@ class VersionFilter:
         # text-only candidates and no version named: the newest change note of the set
         # stands for "current" (that release's docs carry it; older copies lack it, older
         # texts announce changes it has made); a floor can never exceed it
-        text_target = target if target is not None else _newest_note(resolved, latest)
+        text_target = target if target is not None else _newest_note(chunks, resolved, latest)
         if text_target is not None and target is None:
-            why = "no candidate carries a version: the newest change note of the candidates stands for current"
+            why = "no candidate carries a version: the newest change note (in two or more texts) stands for current"
             ctx.report.note(self.name, "text_target", version=text_target, why=why)
         lacking = self._lacking_note(chunks, resolved, text_target) if text_target is not None else {}
         for i, (chunk, r) in enumerate(zip(chunks, resolved, strict=True)):
@@ -398,12 +398,17 @@ def _cue_position(text: str, cue: str) -> int | None:
     return m.start() if m is not None else None
 
 
-def _newest_note(resolved: list[Resolved], latest: dict[str | None, str]) -> str | None:
-    """The newest version a change note names, when no candidate carries a version."""
+def _newest_note(chunks: list[Chunk], resolved: list[Resolved], latest: dict[str | None, str]) -> str | None:
+    """The newest version change notes name, when no candidate carries a version; it must
+    be named in two or more different texts (one planted note must not decide "current")."""
     if latest:
         return None
-    notes = [cue for r in resolved for cue in r.cues]
-    return max(notes, key=_key_cmp) if notes else None
+    texts: dict[str, set[str]] = {}
+    for c, r in zip(chunks, resolved, strict=True):
+        for cue in r.cues:
+            texts.setdefault(canonical(cue), set()).add(normalize(c.text))
+    confirmed = [v for v, seen in texts.items() if len(seen) >= 2]
+    return max(confirmed, key=_key_cmp) if confirmed else None
 
 
 def _text_fate(r: Resolved, target: str | None, lacking: tuple[str, str] | None) -> tuple[str, dict[str, str] | None]:
