@@ -30,6 +30,7 @@ from ctxassembly.stages.tables import Tables
 from ctxassembly.stages.version import Policy as VersionPolicy
 from ctxassembly.stages.version import VersionFilter
 from ctxassembly.tokens import get_counter
+from ctxassembly.versioning import LOCATION_KEYS, VERSION_KEYS
 
 __all__ = ["Assembled", "Assembler", "assemble", "to_chunks"]
 
@@ -91,6 +92,8 @@ class Assembler:
     :param principals, acl_field, permit, enforce_acl, scope: see :class:`Admit`.
     :param version_policy: ``drop`` (default) or ``label`` other-version chunks.
     :param subject_versions: treat release notes of another version as other-version.
+    :param version_keys, location_keys: metadata keys read for a chunk's version and for
+        the URL / file path that carries it (see :class:`VersionFilter`).
     :param min_score, weights, rrf_k, none_score, top_k: see :class:`Relevance`.
     :param horizon: a cascade for long candidate lists: after the relevance ranking only
         the best chunks holding about ``horizon`` x ``budget`` tokens (estimated from
@@ -141,6 +144,8 @@ class Assembler:
         scope: Mapping[str, object] | None = None,
         version_policy: VersionPolicy = "drop",
         subject_versions: bool = True,
+        version_keys: Sequence[str] | str = VERSION_KEYS,
+        location_keys: Sequence[str] | str = LOCATION_KEYS,
         min_score: float | None = None,
         weights: Mapping[str, float] | None = None,
         rrf_k: float = 60.0,
@@ -170,7 +175,12 @@ class Assembler:
             return
         pipeline: list[Stage | None] = [
             Admit(principals, acl_field=acl_field, permit=permit, enforce_acl=enforce_acl, scope=scope),
-            VersionFilter(version_policy, subject_versions=subject_versions),
+            VersionFilter(
+                version_policy,
+                subject_versions=subject_versions,
+                version_keys=version_keys,
+                location_keys=location_keys,
+            ),
             # relevance ranks before the injection scan so that the scan (and every stage
             # that costs per chunk) runs on the head alone; Safety moves a chunk it had to
             # clean behind the clean ones, so stuffed words cannot lift it (see Safety)

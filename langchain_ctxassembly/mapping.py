@@ -172,6 +172,7 @@ def facts(chunk: Chunk, position: int, report: Report, call: dict[str, Any] | No
         "retriever_score": meta.get("retriever_score"),
         "relevance_rank": meta.get("relevance_rank"),
         "status": meta.get("status"),
+        "version_from": meta.get("version_from"),
         "conflicts_with": _json_list(meta.get("conflicts_with")),
         "merged_from": _json_list(meta.get("merged_from")),
         "duplicates": _json_list(meta.get("duplicates")),
@@ -197,7 +198,8 @@ def to_documents(
     metadata plus ``metadata[metadata_key]``: ``position``, ``chunk_id``, ``score`` (the
     assembler's relevance score), ``retriever_score``, ``relevance_rank``, ``status``
     (``current``/``unversioned``, or ``superseded``/``other_version`` under
-    ``version_policy="label"``), ``conflicts_with``, ``merged_from``, ``duplicates``,
+    ``version_policy="label"``), ``version_from`` (where the version label came from:
+    ``field``, ``path``, ``title``, ``text`` or ``None``), ``conflicts_with``, ``merged_from``, ``duplicates``,
     ``excerpt``, ``flags``, ``span``, ``labels`` (what the context shows), ``decision``
     (this chunk's line of the report) and ``report`` (the call's summary).
     """

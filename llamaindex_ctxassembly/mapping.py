@@ -11,7 +11,11 @@ every decision is the core's.
   reranker's when one runs); the retriever's is kept in ``assembly_retriever_score``.
 * ``node.node_id`` is the chunk id; the node text is ``get_content(MetadataMode.NONE)``.
 * version, title, section, date and doc id come from metadata keys (configurable);
-  the doc id falls back to ``ref_doc_id``. ``start_char_idx``/``end_char_idx`` are the
+  the doc id falls back to ``ref_doc_id``. Without a version key the core finds the
+  version where readers put it: ``file_path`` / ``file_name`` / ``url`` metadata (they
+  travel in ``Chunk.meta``), then ``ref_doc_id``, the title, the text's change notes
+  (``options={"location_keys": ...}`` changes the keys); a version found so is written
+  back under the version key of the returned node. ``start_char_idx``/``end_char_idx`` are the
   offsets the core merges adjacent chunks by. Every other metadata key travels in
   ``Chunk.meta`` (so ``acl`` and scope keys reach the admit stage).
 * Out: a deep copy of the input node (the caller's node is never touched), text replaced
@@ -44,6 +48,7 @@ INTERNAL_KEYS = (
     "assembly_duplicates",
     "assembly_conflicts_with",
     "assembly_flags",
+    "assembly_version_from",
     "assembly_report",
 )
 # chunk.meta key -> node metadata key, for the facts that exist only on some chunks
@@ -185,11 +190,17 @@ def _metadata(
     old: Mapping[str, Any], chunk: Chunk, position: int, summary: dict[str, Any], keys: MetadataKeys
 ) -> dict[str, Any]:
     meta = dict(old)
+    if chunk.version is not None and meta.get(keys.version) is None:
+        # the core found the version in the file path, URL, title or text: the label it
+        # counted against the budget is the one the LLM reads
+        meta[keys.version] = chunk.version
     if chunk.meta.get("status") is not None:
         meta[keys.status] = chunk.meta["status"]
     meta["assembly_position"] = position
     meta["assembly_relevance_rank"] = chunk.meta.get("relevance_rank")
     meta["assembly_retriever_score"] = chunk.meta.get("retriever_score", chunk.score)
+    if chunk.meta.get("version_from") is not None:
+        meta["assembly_version_from"] = chunk.meta["version_from"]  # field / path / title / text
     for src, dst in _LIST_FACTS.items():
         if chunk.meta.get(src):
             meta[dst] = list(chunk.meta[src])

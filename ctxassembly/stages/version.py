@@ -1,9 +1,20 @@
 """Version stage: keep the version the question is about, drop (or label) the others.
 
-The target comes from the caller, else from the question text ("in Django 5.1",
-"v3.3", "Enterprise 4.2") matched against the versions present, else it is "current":
-the latest version present per document family (``doc_id``; chunks without one form a
-single family).
+Each chunk's version comes from where it really is (:mod:`ctxassembly.versioning`): a
+version field, a segment of its URL or file path, its title, or the text's own change
+notes; the chunk says where (``meta["version_from"]``: ``field``, ``path``, ``title`` or
+``text``). The target comes from the caller, else from the question text ("in Django 5.1",
+"v3.3", "Enterprise 4.2") matched against the versions present in any spelling (``5.1`` is
+``v5.1``, ``5.1.x`` and a compact ``51``), else it is "current": the latest version
+present per document family (the document's identity without its version: the location
+minus its version segment, else ``doc_id``; chunks without either form one family). A
+question that names a version no candidate can be matched to gets a report note.
+
+Text-only candidates carry no version, only change notes that give a *floor* ("New in
+5.1": the text is 5.1 or newer). Against a target, a floor newer than the target marks an
+other-version chunk, and a near-copy of a passage whose note names the target version
+itself, without that note, is another version's copy. Where no evidence decides, the
+copies stay; the dedup stage pairs them as conflicts, kept adjacent.
 
 Versions compare with :class:`packaging.version.Version`. A string that is not PEP 440
 ("2024.03-lts", "Jan 2023") falls back to a natural key: runs of digits compare as
@@ -18,7 +29,7 @@ chunks are treated as other-version chunks unless the question names that versio
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import Literal
 
@@ -27,6 +38,17 @@ from packaging.version import InvalidVersion, Version
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
 from ctxassembly.stages.base import Context
+from ctxassembly.text import jaccard, normalize, shingles
+from ctxassembly.versioning import (
+    DEV_ALIASES,
+    LOCATION_KEYS,
+    RELEASE_ALIASES,
+    VERSION_KEYS,
+    Resolved,
+    canonical,
+    resolve_all,
+    same_version,
+)
 
 __all__ = ["VersionFilter", "matches", "version_key", "versions_in"]
 
@@ -55,15 +77,21 @@ def version_key(version: str) -> tuple[int, tuple[tuple[int, int | str], ...], V
 
 
 def _key_cmp(version: str) -> tuple[object, ...]:
+    """Order for "latest": unreleased aliases (``dev``, ``main``) first, then versions,
+    then release aliases (``stable``, ``latest``), which name the newest release."""
+    folded = version.casefold()
+    if folded in DEV_ALIASES:
+        return (-1, folded)
+    if folded in RELEASE_ALIASES:
+        return (3, folded)
     tier, natural, pep = version_key(version)
     return (tier, pep) if pep is not None else (tier, natural)
 
 
-@lru_cache(maxsize=4096)
 def matches(version: str, target: str) -> bool:
-    """``version`` is ``target`` or one of its releases ("5.1.3" matches "5.1")."""
-    v, t = version.strip().casefold().lstrip("v"), target.strip().casefold().lstrip("v")
-    return v == t or v.startswith(t + ".")
+    """``version`` is ``target``, one of its releases ("5.1.3" matches "5.1") or another
+    spelling of it ("v5.1", "5.1.x", compact "51")."""
+    return same_version(version, target)
 
 
 def versions_in(text: str) -> list[str]:
@@ -110,14 +138,56 @@ def resolve_target(question: str, present: Iterable[str]) -> str | None:
     return None
 
 
-def family(chunk: Chunk) -> str | None:
-    """The document family whose latest version is "current": the chunk's ``doc_id``.
+def _keys(name: str, value: object) -> tuple[str, ...]:
+    """Validate a metadata key list option (one str or a sequence of str)."""
+    if isinstance(value, str):
+        value = (value,)
+    if not isinstance(value, (tuple, list)) or not all(isinstance(k, str) and k for k in value):
+        raise ConfigError(f"{name} must be a metadata key or a sequence of keys (non-empty str), got {value!r}")
+    return tuple(value)
 
-    Chunks without a doc_id form one family (``None``). A corpus whose doc ids carry the
-    version ("policy-2024") should name the version in the question or pass it; stripping
-    versions out of ids merged unrelated families on the Django docs ("releases/5.1").
-    """
-    return chunk.doc_id
+
+def _newer(floor: str, target: str) -> bool:
+    """The floor is a later version than the target (both dotted; otherwise unknown: False)."""
+    if "." not in canonical(target) or same_version(floor, target):
+        return False
+    return _key_cmp(floor) > _key_cmp(canonical(target))
+
+
+def _names_before_versions(question: str, target: str | None) -> tuple[str, ...]:
+    """The words a question puts right before a version ("pytest" of "in pytest 8.3"):
+    before the target's version when the question names it ("Django" of "Django 3.2 on
+    Python 3.13"), else before any version."""
+    pairs = re.findall(r"([A-Za-z][\w-]*)\s+v?(\d+(?:\.\d+)+)\b", question)
+    if target is not None and any(same_version(v, target) for _, v in pairs):
+        pairs = [(n, v) for n, v in pairs if same_version(v, target)]
+    return tuple(dict.fromkeys(n for n, _ in pairs))
+
+
+def _at_least(target: str, ceiling: str) -> bool:
+    """The target is the ceiling's version or later (the text predates the target)."""
+    t = canonical(target)
+    if not any(ch.isdigit() for ch in t) or same_version(t, ceiling):
+        return same_version(t, ceiling)
+    return _key_cmp(t) >= _key_cmp(canonical(ceiling))
+
+
+_WORDS = re.compile(r"\w+")
+
+
+def _covers_without(anchor: str, cue_at: int, other: str) -> bool:
+    """``other`` spans the place of the note at ``cue_at`` in ``anchor`` without the note:
+    it holds the words that lead up to the note and goes on after them, or it holds words
+    that follow the note. A chunk that merely ends before the note is no evidence."""
+    words = _WORDS.findall(other)
+    lead = _WORDS.findall(anchor[max(0, cue_at - 300) : cue_at])[-8:]
+    n = len(lead)
+    if n >= 4 and any(words[i : i + n] == lead for i in range(len(words) - n)):
+        return True
+    end = anchor.find("\n\n", cue_at)
+    trail = _WORDS.findall(anchor[end : end + 400]) if end >= 0 else []
+    grams = {tuple(trail[i : i + 6]) for i in range(len(trail) - 5)}
+    return any(tuple(words[i : i + 6]) in grams for i in range(len(words) - 5))
 
 
 class VersionFilter:
@@ -128,92 +198,249 @@ class VersionFilter:
         ``other_version``; ``"label"`` keeps them with ``meta["status"]`` set to
         ``superseded``/``other_version`` so the model sees the conflict.
     :param subject_versions: treat release notes of another version as other-version.
-    :raises ConfigError: an unknown policy.
+    :param version_keys: metadata keys that may hold the version, after the chunk's own
+        ``version`` field (default :data:`~ctxassembly.versioning.VERSION_KEYS`).
+    :param location_keys: metadata keys that may hold a URL or file path carrying the
+        version, read before ``doc_id`` (default :data:`~ctxassembly.versioning.LOCATION_KEYS`:
+        ``source``, ``url``, ``file_path``, ``file_name`` ...).
+    :param text_cues: read the text's change notes ("New in 5.1") of chunks that have no
+        version anywhere else.
+    :raises ConfigError: an unknown policy or a bad key list.
     """
 
     name = "version"
 
-    def __init__(self, policy: Policy = "drop", *, subject_versions: bool = True) -> None:
+    def __init__(
+        self,
+        policy: Policy = "drop",
+        *,
+        subject_versions: bool = True,
+        version_keys: Sequence[str] | str = VERSION_KEYS,
+        location_keys: Sequence[str] | str = LOCATION_KEYS,
+        text_cues: bool = True,
+    ) -> None:
         if policy not in _POLICIES:
             raise ConfigError(f"version policy must be one of {_POLICIES}, got {policy!r}")
         self.policy = policy
         self.subject_versions = subject_versions
+        self.version_keys = _keys("version_keys", version_keys)
+        self.location_keys = _keys("location_keys", location_keys)
+        self.text_cues = text_cues
 
     def _target(
-        self, chunks: list[Chunk], ctx: Context
-    ) -> tuple[str | None, dict[str | None, str], dict[str, tuple[object, ...]], set[str]]:
+        self, chunks: list[Chunk], resolved: list[Resolved], ctx: Context, learnt: dict[str, object]
+    ) -> tuple[str | None, dict[str | None, str], set[str]]:
         """The target version (caller, question, or None for "latest per family"), the
-        latest version per family, the sort key of every version present, and the
-        versions the question names."""
-        present = sorted({c.version for c in chunks if c.version}, key=_key_cmp)
+        latest version per family, and the versions the question names."""
+        present = sorted({r.version for r in resolved if r.version}, key=_key_cmp)
+        named = set(versions_in(ctx.question))
         target, how = ctx.target_version, "caller"
+        why = "given by the caller"
+        unmatched = ""
         if target is None:
             target = resolve_target(ctx.question, present)
             how = "question"
-        named = set(versions_in(ctx.question))
+            if target is not None:
+                spellings = [p for p in present if matches(p, target)] or [target]
+                why = f"the question names {target}; candidates carry {', '.join(spellings)}"
+            else:
+                cues = {cue for r in resolved for cue in r.cues}
+                target = next((n for n in versions_in(ctx.question) if any(same_version(c, n) for c in cues)), None)
+                how = "question (matched to the text's change notes)"
+                why = f"the question names {target}; only the texts' change notes name it"
+            if target is None and named:
+                unmatched = f"the question names {', '.join(sorted(named))}; no candidate's version matches it" + (
+                    f" (present: {', '.join(present)})" if present else " (no candidate carries a version)"
+                )
+                ctx.report.note(self.name, "unmatched_version", named=sorted(named), present=present, why=unmatched)
         if target is not None:
             ctx.target_version = target
-        keys: dict[str, tuple[object, ...]] = {v: _key_cmp(v) for v in present}  # once per distinct version
         latest: dict[str | None, str] = {}  # family -> its newest version
         if target is None:
             how = "current"
-            for c in chunks:
-                if c.version:
-                    fam = c.doc_id  # family(c)
-                    if fam not in latest or keys[c.version] > keys[latest[fam]]:
-                        latest[fam] = c.version
-        ctx.report.note(self.name, "target", version=target, how=how, present=present)
+            why = "no version from the caller or the question: the latest version of each document"
+            if unmatched:
+                why = f"{unmatched}; so the latest version of each document"
+            for r in resolved:
+                if r.version:
+                    fam = r.document
+                    if fam not in latest or _key_cmp(r.version) > _key_cmp(latest[fam]):
+                        latest[fam] = r.version
+        sources: dict[str, int] = {}
+        for r in resolved:
+            if r.source is not None:
+                sources[r.source] = sources.get(r.source, 0) + 1
+        detail: dict[str, object] = {"version": target, "how": how, "why": why, "present": present, "from": sources}
+        if learnt.get("axes"):
+            detail["axes"] = learnt["axes"]
+        ctx.report.note(self.name, "target", **detail)
         ctx.report.target_version = target if target is not None else (present[-1] if present else None)
-        return target, latest, keys, named
+        return target, latest, named
 
     def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
-        target, latest, keys, named = self._target(chunks, ctx)
+        names = _names_before_versions(ctx.question, ctx.target_version)
+        resolved, learnt = resolve_all(chunks, self.version_keys, self.location_keys, self.text_cues, names)
+        target, latest, named = self._target(chunks, resolved, ctx, learnt)
+        ctx.report.note(
+            self.name,
+            "resolved",
+            chunks=[
+                [c.index, c.id, r.version or r.floor or r.ceiling, r.source, r.key]
+                for c, r in zip(chunks, resolved, strict=True)
+                if r.source is not None
+            ],
+        )
         fates: list[tuple[Chunk, str, dict[str, str] | None]] = []  # (chunk, status, detail)
         # decided once per distinct (version, wanted version) and per distinct heading
         match: dict[tuple[str, str], str | None] = {}  # -> "superseded" / "other_version" / None (it matches)
         subjects: dict[tuple[str | None, str | None], str | None] = {}
         current: dict[str, str] = {}  # family (or id) -> the first current chunk's id
-        for c in chunks:
-            version = c.version
-            if not version:
-                fates.append((c, "unversioned", None))
+        # text-only candidates and no version named: the newest change note of the set
+        # stands for "current" (that release's docs carry it; older copies lack it, older
+        # texts announce changes it has made); a floor can never exceed it
+        text_target = target if target is not None else _newest_note(chunks, resolved, latest)
+        if text_target is not None and target is None:
+            why = "no candidate carries a version: the newest change note (in two or more texts) stands for current"
+            ctx.report.note(self.name, "text_target", version=text_target, why=why)
+        lacking = self._lacking_note(chunks, resolved, text_target) if text_target is not None else {}
+        for i, (chunk, r) in enumerate(zip(chunks, resolved, strict=True)):
+            c = _labelled(chunk, r)
+            if not r.version:
+                fates.append((c, *_text_fate(r, text_target, lacking.get(i))))
                 continue
-            want = target if target is not None else latest[c.doc_id]
-            pair = (version, want)
-            if pair in match:
-                other = match[pair]
-            else:
-                other = match[pair] = (
-                    None
-                    if matches(version, want)
-                    else ("superseded" if keys[version] < _key_cmp(want) else "other_version")
-                )
+            want = target if target is not None else latest[r.document]
+            pair = (r.version, want)
+            if pair not in match:
+                match[pair] = self._compare(r.version, want)
+            other = match[pair]
             if other is not None:
-                fates.append((c, other, {"version": version, "target": want}))
+                fates.append((c, other, {"version": r.version, "target": want, "from": str(r.source)}))
                 continue
             if self.subject_versions:
                 heading = (c.title, c.section)
-                if heading in subjects:
-                    subject = subjects[heading]
-                else:
-                    subject = subjects[heading] = subject_version(c)
+                if heading not in subjects:
+                    subjects[heading] = subject_version(c)
+                subject = subjects[heading] or r.subject  # the heading's, else the page path's
                 if subject is not None and not matches(subject, want) and not any(matches(subject, n) for n in named):
                     fates.append((c, "other_version", {"describes": subject, "target": want}))
                     continue
             fates.append((c, "current", None))
-            current.setdefault(c.doc_id or c.id, c.id)  # family(c) or c.id
+            current.setdefault(r.document or c.id, c.id)
+        return self._apply(fates, resolved, current, ctx)
 
+    def _apply(
+        self,
+        fates: list[tuple[Chunk, str, dict[str, str] | None]],
+        resolved: list[Resolved],
+        current: dict[str, str],
+        ctx: Context,
+    ) -> list[Chunk]:
+        """Drop (or label) the other-version chunks; label the kept ones with their provenance."""
         out: list[Chunk] = []
         drop = self.policy == "drop"
-        for c, status, detail in fates:
+        for (c, status, detail), r in zip(fates, resolved, strict=True):
             if detail is None:  # current or unversioned
-                out.append(c.with_meta(status=status))
+                out.append(c.with_meta(status=status, **_provenance(r)))
                 continue
-            if status == "superseded" and (c.doc_id or c.id) in current:
-                detail["superseded_by"] = current[c.doc_id or c.id]
+            fam = r.document or c.id
+            if status == "superseded" and fam in current:
+                detail["superseded_by"] = current[fam]
             if drop:
                 ctx.report.drop(c, self.name, status, **detail)
             else:
-                labels = {k: v for k, v in detail.items() if k not in ("target", "version")}
-                out.append(c.with_meta(status=status, **labels))
+                labels = {k: v for k, v in detail.items() if k not in ("target", "version", "from")}
+                out.append(c.with_meta(status=status, **labels, **_provenance(r)))
         return out
+
+    @staticmethod
+    def _compare(version: str, want: str) -> str | None:
+        if matches(version, want):
+            return None
+        folded = version.casefold()
+        if folded in RELEASE_ALIASES or folded in DEV_ALIASES or want.casefold() in RELEASE_ALIASES:
+            return "other_version"  # an alias has no place in the order of numbered releases
+        return "superseded" if _key_cmp(version) < _key_cmp(canonical(want)) else "other_version"
+
+    @staticmethod
+    def _lacking_note(chunks: list[Chunk], resolved: list[Resolved], target: str) -> dict[int, tuple[str, str]]:
+        """Unversioned chunks that are the passage of an anchor whose change note names the
+        target itself, without that note: the target's own docs carry the note, so such a
+        copy is another version's (older, or newer with the note pruned)."""
+        anchors = []
+        for i, r in enumerate(resolved):
+            if r.version is None:
+                for cue in r.cues:
+                    if same_version(cue, target):
+                        at = _cue_position(chunks[i].text, cue)
+                        if at is not None:
+                            anchors.append((i, cue, at))
+                        break
+        if not anchors:
+            return {}
+        out: dict[int, tuple[str, str]] = {}
+        anchor_ids = {i for i, _, _ in anchors}
+        for j, r in enumerate(resolved):
+            if r.version is not None or j in anchor_ids or any(same_version(c, target) for c in r.cues):
+                continue
+            sj = shingles(chunks[j].text)
+            for i, cue, at in anchors:
+                a = chunks[i].text
+                if normalize(a) == normalize(chunks[j].text):
+                    continue
+                if jaccard(shingles(a), sj) >= 0.5 and _covers_without(a, at, chunks[j].text):
+                    out[j] = (cue, chunks[i].id)
+                    break
+        return out
+
+
+def _cue_position(text: str, cue: str) -> int | None:
+    m = re.search(rf"(?:\.\.\s+\w+::\s*|\b(?:in|since)\s+(?:version\s+)?)v?{re.escape(cue)}\b", text, re.I)
+    return m.start() if m is not None else None
+
+
+def _newest_note(chunks: list[Chunk], resolved: list[Resolved], latest: dict[str | None, str]) -> str | None:
+    """The newest version change notes name, when no candidate carries a version; it must
+    be named in two or more different texts (one planted note must not decide "current")."""
+    if latest:
+        return None
+    texts: dict[str, set[str]] = {}
+    for c, r in zip(chunks, resolved, strict=True):
+        for cue in r.cues:
+            texts.setdefault(canonical(cue), set()).add(normalize(c.text))
+    confirmed = [v for v, seen in texts.items() if len(seen) >= 2]
+    return max(confirmed, key=_key_cmp) if confirmed else None
+
+
+def _text_fate(r: Resolved, target: str | None, lacking: tuple[str, str] | None) -> tuple[str, dict[str, str] | None]:
+    """The fate of a chunk with no version: its text's floor or ceiling against the target,
+    or a copy lacking the target's own note; else kept ``unversioned``."""
+    if target is None:
+        return "unversioned", None
+    if r.floor is not None and _newer(r.floor, target):
+        return "other_version", {"floor": r.floor, "from": "text", "target": target}
+    if r.ceiling is not None and _at_least(target, r.ceiling):
+        return "superseded", {"ceiling": r.ceiling, "from": "text", "target": target}
+    if lacking is not None:
+        return "other_version", {"lacks_note": lacking[0], "copy_of": lacking[1], "from": "text", "target": target}
+    return "unversioned", None
+
+
+def _labelled(c: Chunk, r: Resolved) -> Chunk:
+    """The chunk with its resolved version as its label (when it was not its own field)."""
+    if r.version is not None and c.version != r.version:
+        return c.evolve(version=r.version)
+    return c
+
+
+def _provenance(r: Resolved) -> dict[str, object]:
+    """``version_from`` (``field``/``path``/``title``/``text``) and the key or the floor."""
+    if r.source is None:
+        return {}
+    if r.source == "text":
+        out: dict[str, object] = {"version_from": "text"}
+        if r.floor is not None:
+            out["version_floor"] = r.floor
+        if r.ceiling is not None:
+            out["version_ceiling"] = r.ceiling
+        return out
+    return {"version_from": r.source, "version_key": r.key}

@@ -1,0 +1,42 @@
+"""The dev questions with the metadata a web loader gives: a versioned URL and a title.
+
+The URL is a generic one built here (no site of the corpus); the question's version goes
+in only when the question names it (the fair call).
+"""
+
+import json
+import re
+
+import pytest
+
+from ctxassembly import assemble
+
+pytestmark = pytest.mark.integration
+
+
+def _ws(text: str) -> str:
+    return re.sub(r"\s+", " ", text)
+
+
+def _as_web_loader(candidate: dict) -> dict:
+    url = f"https://docs.example.org/en/{candidate['version']}/{candidate['doc_id']}/"
+    return {"id": candidate["id"], "text": candidate["text"], "title": candidate["title"], "source": url}
+
+
+@pytest.mark.parametrize(("corpus", "answered", "exposed"), [("django", 36, 2), ("pytest", 30, 2)])
+def test_versions_from_the_url_alone(bench_dir, corpus, answered, exposed):
+    path = bench_dir / "data" / corpus / "questions.jsonl"
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    hits = wrongs = 0
+    for rec in records:
+        target = rec["target_version"] if rec["version_explicit"] else None
+        res = assemble(
+            rec["question"], [_as_web_loader(c) for c in rec["candidates"]], budget=1000, target_version=target
+        )
+        text = _ws(res.text)
+        hits += all(_ws(a) in text for a in rec["answer"])
+        wrongs += any(_ws(w) in text for w in rec["wrong"])
+        assert {c.version for c in res.chunks} <= {rec["target_version"]}  # no other version kept
+        assert all(c.meta["version_from"] == "path" for c in res.chunks)
+    assert hits >= answered
+    assert wrongs <= exposed
