@@ -1,32 +1,115 @@
 """Excerpt stage (model-free compression): a chunk too large for its share of the budget
-is cut to its passages that match the question, verbatim and in reading order.
+is cut to the passages that match the question, verbatim and in reading order.
 
 Passages are the blocks between blank lines, so a list item, a code block or a table
-stays whole (reStructuredText and Markdown both separate blocks with blank lines). They
-are scored with BM25 against the question, with document frequencies taken over the
-blocks of all candidates, and kept best-first while they fit the chunk's share. A chunk
-under its share stays whole: short chunks are never cut. No text is rewritten; cut
-places are marked with ``gap_marker`` and the chunk's labels and id stay.
+stays whole (reStructuredText and Markdown both separate blocks with blank lines). The
+blocks form a tree by indentation: a block owns the deeper-indented blocks after it (the
+body of a directive, a definition-list term, a list item's continuation, the code under
+a lead-in). Headings (reST under/overlines, Markdown ``#``, HTML ``<h1>``..``<h6>``) own
+the blocks up to the next heading.
+
+Each block is scored with BM25 against the question (document frequencies over the
+blocks of all candidates being cut) plus BM25 over the names it defines
+(:func:`ctxassembly.text.definitions`: headings, directive arguments, definition terms,
+first table cells), and inherits half its owner's and a quarter of its heading's score,
+so the body of a matched name ranks with the name. Blocks are kept best-first while they
+fit the chunk's share, each **with its owners** (the name a value belongs to) and, when
+it owns blocks, **with its first child** (the value a name has): a matched term is never
+separated from its value. A chunk under its share stays whole: short chunks are never
+cut. No text is rewritten; contiguous blocks keep the text between them, other cuts are
+marked with ``gap_marker``, and the chunk's labels and id stay.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
 from ctxassembly.stages.base import Context
-from ctxassembly.text import Lexical
+from ctxassembly.text import Lexical, definitions
 
-__all__ = ["Excerpt", "blocks"]
+__all__ = ["Block", "Excerpt", "blocks", "structure"]
 
 _BLANK = re.compile(r"\n[ \t]*\n")
+_UNDER = re.compile(r"^([=\-~^\"'`#*+:.<>_])\1{2,}\s*$")
+_MD_HEAD = re.compile(r"^\s{0,3}#{1,6}\s+\S")
+_HTML_HEAD = re.compile(r"^\s*<h[1-6]\b", re.IGNORECASE)
+_HEADER_CHARS = 200  # an owner longer than this is prose, not a name: it is not forced in
 
 
 def blocks(text: str) -> list[str]:
     """``text`` split at blank lines (each block without its surrounding blank lines)."""
     return [b for b in _BLANK.split(text) if b.strip()]
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """``text[start:end]``: one blank-line block. ``owner`` is the nearest earlier block
+    indented less (``None`` at the top level); ``heading`` the section heading above it;
+    ``first_child`` the first block it owns."""
+
+    start: int
+    end: int
+    indent: int
+    is_heading: bool
+    owner: int | None
+    heading: int | None
+    first_child: int | None = None
+
+
+def _is_heading(text: str) -> bool:
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    if not lines:
+        return False
+    if _MD_HEAD.match(lines[0]) or _HTML_HEAD.match(lines[0]):
+        return len(lines) <= 2
+    if len(lines) in (2, 3) and _UNDER.match(lines[-1].strip()) and not _UNDER.match(lines[-2].strip()):
+        return len(lines[-1].strip()) >= len(lines[-2].strip()) - 2
+    return False
+
+
+def structure(text: str) -> tuple[Block, ...]:
+    """The blocks of ``text`` with their owners, headings and first children."""
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    for m in _BLANK.finditer(text):
+        spans.append((pos, m.start()))
+        pos = m.end()
+    spans.append((pos, len(text)))
+    raw: list[tuple[int, int, int, bool]] = []
+    for a, b in spans:
+        piece = text[a:b]
+        if not piece.strip():
+            continue
+        lead = len(piece) - len(piece.lstrip("\n"))
+        a += lead
+        while b > a and text[b - 1].isspace():
+            b -= 1
+        first = text[a:b].split("\n", 1)[0]
+        raw.append((a, b, len(first) - len(first.lstrip(" \t")), _is_heading(text[a:b])))
+    out: list[Block] = []
+    stack: list[int] = []  # indices of open owners, indents increasing
+    heading: int | None = None
+    firsts: dict[int, int] = {}
+    for i, (a, b, indent, is_head) in enumerate(raw):
+        if is_head:
+            stack.clear()
+            out.append(Block(a, b, indent, True, None, heading))
+            heading = i
+            continue
+        while stack and raw[stack[-1]][2] >= indent:
+            stack.pop()
+        owner = stack[-1] if stack else None
+        if owner is not None:
+            firsts.setdefault(owner, i)
+        out.append(Block(a, b, indent, False, owner, heading))
+        stack.append(i)
+    return tuple(replace(blk, first_child=firsts.get(i)) for i, blk in enumerate(out))
 
 
 class Excerpt:
@@ -62,34 +145,20 @@ class Excerpt:
             reach += min(size, cap)
         if not large:
             return chunks
-        split = {i: blocks(chunks[i].text) for i in large}
-        flat = [b for i in large for b in split[i]]
-        scores = Lexical(flat).scores(ctx.question)
+        trees = {i: structure(chunks[i].text) for i in large}
+        flat = [chunks[i].text[b.start : b.end] for i in large for b in trees[i]]
+        scores = block_scores(flat, ctx.question)
         out = list(chunks)
         k = 0
         for i in large:
-            parts = split[i]
-            s = scores[k : k + len(parts)]
-            k += len(parts)
-            keep: list[int] = []
-            used = 0
-            for j in sorted(range(len(parts)), key=lambda j: (-s[j], j)):
-                t = count(parts[j]) + 2
-                if used + t <= cap and (s[j] > 0 or not keep):
-                    keep.append(j)
-                    used += t
-            if not keep:
-                continue  # no block fits alone: leave the chunk whole for select to judge
-            keep.sort()
-            pieces = []
-            for n, j in enumerate(keep):
-                if (n and j != keep[n - 1] + 1) or (n == 0 and j > 0):
-                    pieces.append(self.gap_marker)
-                pieces.append(parts[j])
-            if keep[-1] < len(parts) - 1:
-                pieces.append(self.gap_marker)
+            tree = trees[i]
+            s = scores[k : k + len(tree)]
+            k += len(tree)
             c = chunks[i]
-            text = "\n\n".join(pieces)
+            keep = choose(c.text, tree, s, cap, count)
+            if keep is None:
+                continue  # nothing matched and fits: leave the chunk whole for select to judge
+            text = self.write(c.text, tree, keep)
             ctx.report.note(
                 self.name, "excerpted", id=c.id, index=c.index, tokens_before=count(c.text), tokens_after=count(text)
             )
@@ -97,3 +166,75 @@ class Excerpt:
                 c, text=text, meta=c.meta.updated(excerpt=True, source_span=(c.start, c.end)), start=None, end=None
             )
         return out
+
+    def write(self, text: str, tree: Sequence[Block], keep: list[int]) -> str:
+        """The kept blocks verbatim in reading order; text between contiguous blocks kept."""
+        spans: list[list[int]] = []
+        for j in keep:
+            b = tree[j]
+            if spans and j - 1 in keep and not text[spans[-1][1] : b.start].strip():
+                spans[-1][1] = b.end
+            else:
+                spans.append([b.start, b.end])
+        pieces = []
+        if text[: spans[0][0]].strip():
+            pieces.append(self.gap_marker)
+        for n, (a, b) in enumerate(spans):
+            if n:
+                pieces.append(self.gap_marker)
+            pieces.append(text[a:b])
+        if text[spans[-1][1] :].strip():
+            pieces.append(self.gap_marker)
+        return "\n\n".join(pieces)
+
+
+def block_scores(texts: Sequence[str], question: str) -> np.ndarray:
+    """BM25 of ``question`` over ``texts`` plus BM25 over the names each text defines."""
+    lex = np.asarray(Lexical(texts).scores(question), dtype=np.float64)
+    defs = np.asarray(Lexical([definitions(t) for t in texts]).scores(question), dtype=np.float64)
+    return lex + defs
+
+
+def choose(
+    text: str, tree: Sequence[Block], scores: np.ndarray, cap: int, count: Callable[[str], int]
+) -> list[int] | None:
+    """Indices of the blocks to keep within ``cap`` tokens, or ``None`` to leave the chunk whole."""
+    if len(tree) < 2:
+        return None
+    own = np.asarray(scores, dtype=np.float64)
+    ctx_score = own.copy()
+    for j, b in enumerate(tree):
+        if b.owner is not None:
+            ctx_score[j] += 0.5 * own[b.owner]
+        if b.heading is not None:
+            ctx_score[j] += 0.25 * own[b.heading]
+    cost = [count(text[b.start : b.end]) + 2 for b in tree]
+    keep: set[int] = set()
+    used = 0
+    for j in sorted(range(len(tree)), key=lambda j: (-ctx_score[j], j)):
+        if j in keep or (ctx_score[j] <= 0 and keep):
+            continue
+        group = _with_owners(tree, j, text)
+        extra = sum(cost[x] for x in group - keep)
+        if used + extra > cap:
+            continue
+        keep |= group
+        used += extra
+    if not keep or len(keep) == len(tree):
+        return None
+    return sorted(keep)
+
+
+def _with_owners(tree: Sequence[Block], j: int, text: str) -> set[int]:
+    """``j``, the chain of short blocks that own it (the names it belongs to), and, when ``j``
+    owns blocks, its first child (the value of the name)."""
+    group = {j}
+    b = tree[j]
+    if b.first_child is not None:
+        group.add(b.first_child)
+    o = b.owner
+    while o is not None:
+        if tree[o].end - tree[o].start <= _HEADER_CHARS:
+            group.add(o)
+        o = tree[o].owner
+    return group

@@ -20,12 +20,12 @@ from typing import Literal
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ChunkError, ConfigError
 from ctxassembly.stages.base import Context
-from ctxassembly.text import Lexical, text_classes
+from ctxassembly.text import Lexical, definitions, text_classes
 
 __all__ = ["SIGNALS", "Relevance"]
 
 NonePolicy = Literal["rank", "drop", "error"]
-SIGNALS = ("order", "score", "lexical")
+SIGNALS = ("order", "score", "lexical", "define")
 DEFAULT_WEIGHTS: Mapping[str, float] = {"order": 1.0, "lexical": 1.0}
 
 
@@ -124,5 +124,11 @@ class Relevance:
             return [-float(n) for n in text_classes([c.text for c in live])]
         if signal == "score":
             return [c.score for c in live]
+        if signal == "define":
+            # BM25 of the question over the names each chunk defines (headings, directive
+            # arguments, definition terms, first table cells): the chunk that defines the
+            # option the question names outranks the many that merely mention it
+            scores = Lexical([definitions(c.text) for c in live]).scores(ctx.question)
+            return [s if s > 0 else None for s in scores]
         texts = [" ".join(filter(None, (c.title, c.section, c.text))) for c in live]
         return list(Lexical(texts).scores(ctx.question))
