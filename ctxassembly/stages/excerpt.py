@@ -116,18 +116,26 @@ class Excerpt:
     """Cut chunks larger than ``max_share`` of the budget to their best blocks.
 
     :param max_share: the largest fraction of the budget one chunk may fill whole.
-    :param min_tokens: never cut a chunk below this size (tokens).
+    :param min_tokens: never cut a chunk below this size (tokens): the floor of the share.
+        Blocks run 30 to 120 tokens; below about 200 tokens a cut keeps one or two of them
+        and starts losing answers on both dev corpora (Django and pytest docs: answer cut
+        rose from 0 to 5-10% at 150-180 tokens; 200 to 250 kept it at 0).
+    :param fit_min: :meth:`fit` cuts a chunk to what is left of the budget only when at
+        least this many tokens are left.
     :param gap_marker: what stands where blocks were left out.
     :raises ConfigError: a share outside (0, 1].
     """
 
     name = "excerpt"
 
-    def __init__(self, max_share: float = 0.4, *, min_tokens: int = 60, gap_marker: str = "[…]") -> None:
+    def __init__(
+        self, max_share: float = 0.25, *, min_tokens: int = 200, fit_min: int = 60, gap_marker: str = "[…]"
+    ) -> None:
         if not 0 < max_share <= 1:
             raise ConfigError(f"max_share must be in (0, 1], got {max_share!r}")
         self.max_share = max_share
         self.min_tokens = min_tokens
+        self.fit_min = fit_min
         self.gap_marker = gap_marker
 
     def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
@@ -166,6 +174,36 @@ class Excerpt:
                 c, text=text, meta=c.meta.updated(excerpt=True, source_span=(c.start, c.end)), start=None, end=None
             )
         return out
+
+    def fit(self, chunk: Chunk, limit: int, ctx: Context) -> Chunk | None:
+        """``chunk`` cut to its best blocks within ``limit`` tokens of text, or ``None`` when
+        no block that matches the question fits (select calls this for a chunk that does
+        not fit whole in what is left of the budget)."""
+        if limit < self.fit_min:
+            return None
+        tree = structure(chunk.text)
+        scores = block_scores([chunk.text[b.start : b.end] for b in tree], ctx.question)
+        if not scores.size or scores.max() <= 0:
+            return None
+        keep = choose(chunk.text, tree, scores, limit, ctx.count_tokens)
+        if keep is None:
+            return None
+        text = self.write(chunk.text, tree, keep)
+        ctx.report.note(
+            self.name,
+            "fitted",
+            id=chunk.id,
+            index=chunk.index,
+            tokens_before=ctx.count_tokens(chunk.text),
+            tokens_after=ctx.count_tokens(text),
+        )
+        return replace(
+            chunk,
+            text=text,
+            meta=chunk.meta.updated(excerpt=True, source_span=chunk.meta.get("source_span", (chunk.start, chunk.end))),
+            start=None,
+            end=None,
+        )
 
     def write(self, text: str, tree: Sequence[Block], keep: list[int]) -> str:
         """The kept blocks verbatim in reading order; text between contiguous blocks kept."""

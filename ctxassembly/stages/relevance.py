@@ -26,7 +26,7 @@ __all__ = ["SIGNALS", "Relevance"]
 
 NonePolicy = Literal["rank", "drop", "error"]
 SIGNALS = ("order", "score", "lexical", "define")
-DEFAULT_WEIGHTS: Mapping[str, float] = {"order": 1.0, "lexical": 1.0}
+DEFAULT_WEIGHTS: Mapping[str, float] = {"order": 1.0, "lexical": 1.0, "define": 0.5}
 
 
 class Relevance:
