@@ -320,8 +320,11 @@ class Setting:
 
     @property
     def size(self) -> float:
-        """How far from plain retriever order: fewer and smaller weights are simpler."""
-        return sum(v for k, v in self.weights.items() if k != "order") + (self.rerank_fuse or 0.0) / 100
+        """How far from the library's default weights: the tie-break (conservative first)."""
+        from ctxassembly.stages.relevance import DEFAULT_WEIGHTS
+
+        off = sum(abs(self.weights.get(k, 0.0) - DEFAULT_WEIGHTS.get(k, 0.0)) for k in {*self.weights, *DEFAULT_WEIGHTS})
+        return off + abs((self.rerank_fuse or 0.0) - 6.0) / 100
 
 
 @dataclass
@@ -380,8 +383,8 @@ def loco(
 ) -> Loco:
     """Choose the relevance weights on each corpus and measure the choice on the others.
 
-    The choice on a corpus is its highest recall, ties broken by the simpler setting (see
-    :attr:`Setting.size`). The returned ``default`` is the setting whose *worst* held-out
+    The choice on a corpus is its highest recall, ties broken by the setting closest to
+    the library default (see :attr:`Setting.size`). The returned ``default`` is the setting whose *worst* held-out
     figure is best (each corpus judged by a setting chosen without it); ties again go to
     the simpler one.
 
@@ -406,7 +409,7 @@ def loco(
         return max(settings, key=lambda s: (s.recall[name], -s.size))
 
     chosen = {n: pick(n) for n in corpora}
-    # the default: best worst-case over corpora; simpler wins a tie
+    # the default: best worst-case over corpora; the one closest to today's default wins a tie
     default = max(settings, key=lambda s: (min(s.recall.values()), mean(s.recall.values()), -s.size))
     return Loco(list(corpora), tuple(budgets), settings, chosen, default)
 
