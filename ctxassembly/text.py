@@ -203,34 +203,50 @@ class Lexical:
     through the regex.
     """
 
-    def __init__(self, texts: Sequence[str], *, k1: float = 1.2, b: float = 0.75) -> None:
+    def __init__(
+        self, texts: Sequence[str], *, k1: float = 1.2, b: float = 0.75, idf_from: Sequence[str] | None = None
+    ) -> None:
         self.k1, self.b = k1, b
         self.texts = list(texts)
+        self.idf_from = None if idf_from is None else list(idf_from)
 
     def scores(self, query: str) -> list[float]:
+        """BM25 of ``query`` over the texts; document frequencies over ``idf_from`` when given
+        (e.g. score the headings of chunks with the rarity of words in their whole texts)."""
         n = len(self.texts)
         if not n:
             return []
         terms = list(dict.fromkeys(query_terms(query)))
-        counts = np.zeros((len(terms), n))
-        lengths = np.zeros(n)
-        ascii_: list[int] = []
-        other: list[int] = []
-        for i, text in enumerate(self.texts):
-            (ascii_ if text.isascii() else other).append(i)
-        if ascii_:
-            _count_ascii([self.texts[i] for i in ascii_], terms, counts, lengths, np.asarray(ascii_))
-        for i in other:
-            words_ = _WORD.findall(self.texts[i].casefold())
-            lengths[i] = len(words_)
-            for j, t in enumerate(terms):
-                counts[j, i] = words_.count(t)
+        counts, lengths = _term_counts(self.texts, terms)
         avg = float(lengths.mean()) or 1.0
-        df = (counts > 0).sum(axis=1)
-        weights = np.log(1 + (n - df + 0.5) / (df + 0.5))
+        if self.idf_from is None:
+            df, m = (counts > 0).sum(axis=1), n
+        else:
+            other, _ = _term_counts(self.idf_from, terms)
+            df, m = (other > 0).sum(axis=1), len(self.idf_from)
+        weights = np.log(1 + (m - df + 0.5) / (df + 0.5))
         norm = self.k1 * (1 - self.b + self.b * lengths / avg)
         per_term = weights[:, None] * counts * (self.k1 + 1) / (counts + norm[None, :])
         return [float(x) for x in per_term.sum(axis=0)]
+
+
+def _term_counts(texts: Sequence[str], terms: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """``counts[term, text]`` (whole-word hits) and ``lengths[text]`` (words)."""
+    n = len(texts)
+    counts = np.zeros((len(terms), n))
+    lengths = np.zeros(n)
+    ascii_: list[int] = []
+    other: list[int] = []
+    for i, text in enumerate(texts):
+        (ascii_ if text.isascii() else other).append(i)
+    if ascii_:
+        _count_ascii([texts[i] for i in ascii_], terms, counts, lengths, np.asarray(ascii_))
+    for i in other:
+        words_ = _WORD.findall(texts[i].casefold())
+        lengths[i] = len(words_)
+        for j, t in enumerate(terms):
+            counts[j, i] = words_.count(t)
+    return counts, lengths
 
 
 def _count_ascii(texts: list[str], terms: list[str], counts: np.ndarray, lengths: np.ndarray, cols: np.ndarray) -> None:

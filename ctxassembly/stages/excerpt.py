@@ -40,6 +40,7 @@ _UNDER = re.compile(r"^([=\-~^\"'`#*+:.<>_])\1{2,}\s*$")
 _MD_HEAD = re.compile(r"^\s{0,3}#{1,6}\s+\S")
 _HTML_HEAD = re.compile(r"^\s*<h[1-6]\b", re.IGNORECASE)
 _HEADER_CHARS = 200  # an owner longer than this is prose, not a name: it is not forced in
+_MARK = re.compile(r"^\s*(?:\.\.\s+[\w:.-]+::|:[\w -]+:|>\s*\*\*|\[!\w+\])")
 
 
 def blocks(text: str) -> list[str]:
@@ -51,7 +52,12 @@ def blocks(text: str) -> list[str]:
 class Block:
     """``text[start:end]``: one blank-line block. ``owner`` is the nearest earlier block
     indented less (``None`` at the top level); ``heading`` the section heading above it;
-    ``first_child`` the first block it owns."""
+    ``first_child`` the first block it owns; ``marks`` (on a heading) the short markup-only
+    blocks right under it (``.. deprecated:: 7.0``, ``:since: 2.1``, ``> **Note**``): status
+    and version marks that belong with the heading wherever it goes. ``label`` is a one-line
+    name block right before it at the same indent (``.. envvar:: NAME`` whose text is not
+    indented under it, a bare term line), and ``value`` the reverse: the block a name
+    block labels."""
 
     start: int
     end: int
@@ -60,6 +66,9 @@ class Block:
     owner: int | None
     heading: int | None
     first_child: int | None = None
+    marks: tuple[int, ...] = ()
+    label: int | None = None
+    value: int | None = None
 
 
 def _is_heading(text: str) -> bool:
@@ -109,7 +118,45 @@ def structure(text: str) -> tuple[Block, ...]:
             firsts.setdefault(owner, i)
         out.append(Block(a, b, indent, False, owner, heading))
         stack.append(i)
-    return tuple(replace(blk, first_child=firsts.get(i)) for i, blk in enumerate(out))
+    marks: dict[int, list[int]] = {}
+    for i, blk in enumerate(out):
+        h = blk.heading
+        if blk.is_heading or h is None or blk.owner is not None:
+            continue
+        between = range(h + 1, i)
+        piece = text[blk.start : blk.end]
+        if (
+            all(j in marks.get(h, ()) for j in between)
+            and blk.end - blk.start <= _HEADER_CHARS
+            and _MARK.match(piece)
+        ):
+            marks.setdefault(h, []).append(i)
+    labels: dict[int, int] = {}
+    for i in range(1, len(out)):
+        prev, blk = out[i - 1], out[i]
+        if blk.is_heading or prev.is_heading or prev.indent != blk.indent or prev.first_child is not None:
+            continue
+        if firsts.get(i - 1) is None and _is_name(text[prev.start : prev.end]) and not _is_name(text[blk.start : blk.end]):
+            labels[i] = i - 1
+    values = {v: k for k, v in labels.items()}
+    return tuple(
+        replace(
+            blk,
+            first_child=firsts.get(i),
+            marks=tuple(marks.get(i, ())),
+            label=labels.get(i),
+            value=values.get(i),
+        )
+        for i, blk in enumerate(out)
+    )
+
+
+def _is_name(piece: str) -> bool:
+    """A one-line block that only names something (a directive line, a term, a field)."""
+    line = piece.strip()
+    if "\n" in line or len(line) > 120 or line.endswith((".", ",", ";")):
+        return False
+    return bool(definitions(line + "\n    x").strip()) or bool(_MARK.match(line))
 
 
 class Excerpt:
@@ -136,6 +183,8 @@ class Excerpt:
         self.max_share = max_share
         self.min_tokens = min_tokens
         self.fit_min = fit_min
+        # (question, chunk text) -> block scores of the last run, read by fit()
+        self._scored: dict[tuple[str, str], np.ndarray] = {}
         self.gap_marker = gap_marker
 
     def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
@@ -143,26 +192,33 @@ class Excerpt:
         count = ctx.count_tokens
         # Only chunks within reach of the budget matter: walk the ranking until the (capped)
         # sizes add up to twice the budget; a chunk never counts more than its characters.
-        large, reach = [], 0
+        # Their blocks are scored together (document frequencies over all of them), and the
+        # scores are kept for fit(), which select calls on these same chunks.
+        large, reach, near = [], 0, []
         for i, c in enumerate(chunks):
-            if reach >= 2 * ctx.budget:
+            if reach >= 3 * ctx.budget:
                 break
+            near.append(i)
             size = len(c.text) if len(c.text) <= cap else count(c.text)
-            if size > cap:
+            if size > cap and reach < 2 * ctx.budget:
                 large.append(i)
             reach += min(size, cap)
+        trees = {i: structure(chunks[i].text) for i in near}
+        flat = [chunks[i].text[b.start : b.end] for i in near for b in trees[i]]
+        scores = block_scores(flat, ctx.question)
+        self._scored.clear()
+        k = 0
+        for i in near:
+            n = len(trees[i])
+            self._scored[(ctx.question, chunks[i].text)] = scores[k : k + n]
+            k += n
         if not large:
             return chunks
-        trees = {i: structure(chunks[i].text) for i in large}
-        flat = [chunks[i].text[b.start : b.end] for i in large for b in trees[i]]
-        scores = block_scores(flat, ctx.question)
         out = list(chunks)
-        k = 0
         for i in large:
             tree = trees[i]
-            s = scores[k : k + len(tree)]
-            k += len(tree)
             c = chunks[i]
+            s = self._scored[(ctx.question, c.text)]
             keep = choose(c.text, tree, s, cap, count)
             if keep is None:
                 continue  # nothing matched and fits: leave the chunk whole for select to judge
@@ -182,7 +238,9 @@ class Excerpt:
         if limit < self.fit_min:
             return None
         tree = structure(chunk.text)
-        scores = block_scores([chunk.text[b.start : b.end] for b in tree], ctx.question)
+        scores = self._scored.get((ctx.question, chunk.text))
+        if scores is None:
+            scores = block_scores([chunk.text[b.start : b.end] for b in tree], ctx.question)
         if not scores.size or scores.max() <= 0:
             return None
         keep = choose(chunk.text, tree, scores, limit, ctx.count_tokens)
@@ -268,11 +326,16 @@ def _with_owners(tree: Sequence[Block], j: int, text: str) -> set[int]:
     owns blocks, its first child (the value of the name)."""
     group = {j}
     b = tree[j]
-    if b.first_child is not None:
-        group.add(b.first_child)
+    for x in (b.first_child, b.label, b.value):
+        if x is not None:
+            group.add(x)
     o = b.owner
     while o is not None:
         if tree[o].end - tree[o].start <= _HEADER_CHARS:
             group.add(o)
         o = tree[o].owner
+    h = b.heading
+    if h is not None and tree[h].end - tree[h].start <= _HEADER_CHARS:
+        group.add(h)
+        group.update(tree[h].marks)
     return group

@@ -128,7 +128,9 @@ class Relevance:
             # BM25 of the question over the names each chunk defines (headings, directive
             # arguments, definition terms, first table cells): the chunk that defines the
             # option the question names outranks the many that merely mention it
-            scores = Lexical([definitions(c.text) for c in live]).scores(ctx.question)
+            # (word rarity from the whole texts: a word every chunk uses weighs nothing)
+            texts = [c.text for c in live]
+            scores = Lexical([definitions(t) for t in texts], idf_from=texts).scores(ctx.question)
             return [s if s > 0 else None for s in scores]
         texts = [" ".join(filter(None, (c.title, c.section, c.text))) for c in live]
         return list(Lexical(texts).scores(ctx.question))
