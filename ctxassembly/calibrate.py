@@ -300,7 +300,7 @@ def command(  # noqa: PLR0917 - typer maps each parameter to a CLI option
 # on. Grid: the incoming (retriever) order always counts 1; BM25 over the candidates and
 # BM25 over the names each chunk defines take the values below.
 LEXICAL_GRID: tuple[float, ...] = (0.0, 0.5, 1.0, 2.0)
-DEFINE_GRID: tuple[float, ...] = (0.0, 0.5, 1.0)
+DEFINE_GRID: tuple[float, ...] = (0.0, 0.5, 1.0, 2.0)
 FUSE_GRID: tuple[float | None, ...] = (3.0, 6.0, 12.0)
 LOCO_BUDGETS: tuple[int, ...] = (500, 1000)
 
