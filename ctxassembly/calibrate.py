@@ -320,11 +320,10 @@ class Setting:
 
     @property
     def size(self) -> float:
-        """How far from the library's default weights: the tie-break (conservative first)."""
-        from ctxassembly.stages.relevance import DEFAULT_WEIGHTS
-
-        off = sum(abs(self.weights.get(k, 0.0) - DEFAULT_WEIGHTS.get(k, 0.0)) for k in {*self.weights, *DEFAULT_WEIGHTS})
-        return off + abs((self.rerank_fuse or 0.0) - 6.0) / 100
+        """How far from the retriever's own order (the tie-break: the simpler, more
+        conservative setting first). Independent of the library's current defaults, so
+        that re-running the calibration on new defaults cannot move its own choice."""
+        return sum(v for k, v in self.weights.items() if k != "order") + (self.rerank_fuse or 0.0) / 100
 
 
 @dataclass
@@ -336,6 +335,7 @@ class Loco:
     settings: list[Setting]
     chosen_on: dict[str, Setting]
     default: Setting
+    regret: dict[str, float] = field(default_factory=dict)
 
     def table(self) -> str:
         names = self.corpora
@@ -343,14 +343,22 @@ class Loco:
             f"leave-one-corpus-out over {len(self.settings)} settings, answer recall (mean of budgets "
             f"{', '.join(map(str, self.budgets))})",
             "",
-            "| chosen on | weights | " + " | ".join(f"{n}" for n in names) + " |",
-            "|---|---|" + "---|" * len(names),
+            "| chosen on | weights | " + " | ".join(f"{n}" for n in names) + " | held-out regret |",
+            "|---|---|" + "---|" * len(names) + "---|",
         ]
         for name, s in self.chosen_on.items():
             cells = [f"{s.recall[n]:.1%}" + ("" if n == name else " (held out)") for n in names]
-            lines.append(f"| {name} | {s.label} | " + " | ".join(cells) + " |")
+            lines.append(
+                f"| {name} | {s.label} | " + " | ".join(cells) + f" | {self.regret.get(name, 0.0):.1%} |"
+            )
         d = self.default
-        lines.append("| default | " + d.label + " | " + " | ".join(f"{d.recall[n]:.1%}" for n in names) + " |")
+        lines.append(
+            "| **default** | " + d.label + " | " + " | ".join(f"{d.recall[n]:.1%}" for n in names) + " | |"
+        )
+        lines.append(
+            "(regret: best recall any setting reaches on the held-out corpus minus the choice's; "
+            "the default is the choice that transfers best)"
+        )
         lines += ["", "every setting:", "| weights | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
         for s in sorted(self.settings, key=lambda s: -min(s.recall.values())):
             lines.append(f"| {s.label} | " + " | ".join(f"{s.recall[n]:.1%}" for n in names) + " |")
@@ -383,10 +391,11 @@ def loco(
 ) -> Loco:
     """Choose the relevance weights on each corpus and measure the choice on the others.
 
-    The choice on a corpus is its highest recall, ties broken by the setting closest to
-    the library default (see :attr:`Setting.size`). The returned ``default`` is the setting whose *worst* held-out
-    figure is best (each corpus judged by a setting chosen without it); ties again go to
-    the simpler one.
+    The choice on a corpus is its highest recall, ties broken by the simpler setting
+    (see :attr:`Setting.size`). The returned ``default`` is the
+    per-corpus choice with the smallest held-out regret (the best recall any setting
+    reaches on the corpora it was not chosen on, minus its own there); ties go to the
+    simpler setting.
 
     :param corpora: name -> labelled records (at least two corpora).
     :param fuse: rerank fusion weights to try (only with a ``reranker`` in ``options``).
@@ -406,12 +415,20 @@ def loco(
                 settings.append(Setting(weights, f, recall))
 
     def pick(name: str) -> Setting:
-        return max(settings, key=lambda s: (s.recall[name], -s.size))
+        return max(settings, key=lambda s: (s.recall[name], -s.size))  # ties: the conservative one
 
     chosen = {n: pick(n) for n in corpora}
-    # the default: best worst-case over corpora; the one closest to today's default wins a tie
-    default = max(settings, key=lambda s: (min(s.recall.values()), mean(s.recall.values()), -s.size))
-    return Loco(list(corpora), tuple(budgets), settings, chosen, default)
+    best = {n: max(s.recall[n] for s in settings) for n in corpora}
+
+    def regret(name: str) -> float:
+        """How far the choice made on ``name`` falls short on the corpora it did not see."""
+        s = chosen[name]
+        return max(best[m] - s.recall[m] for m in corpora if m != name)
+
+    # the default: of the per-corpus choices, the one that transfers best (smallest held-out
+    # regret); where they tie, the simpler one
+    home = min(corpora, key=lambda n: (regret(n), chosen[n].size))
+    return Loco(list(corpora), tuple(budgets), settings, chosen, chosen[home], {n: regret(n) for n in corpora})
 
 
 def loco_command(

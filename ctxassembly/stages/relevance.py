@@ -26,7 +26,11 @@ __all__ = ["SIGNALS", "Relevance"]
 
 NonePolicy = Literal["rank", "drop", "error"]
 SIGNALS = ("order", "score", "lexical", "define")
-DEFAULT_WEIGHTS: Mapping[str, float] = {"order": 1.0, "lexical": 1.0, "define": 0.5}
+# Chosen leave-one-corpus-out (``ctxassembly calibrate-weights``, benchmarks/README.md):
+# chosen on the pytest docs, this setting keeps within 2.5 points of the best on the
+# Django docs it never saw; the choice made on Django (define 0.5) falls 5 points short
+# on pytest. Without ``define`` both corpora lose (Django -1, pytest -14 points).
+DEFAULT_WEIGHTS: Mapping[str, float] = {"order": 1.0, "lexical": 1.0, "define": 2.0}
 
 
 class Relevance:
