@@ -39,6 +39,7 @@ _BLANK = re.compile(r"\n[ \t]*\n")
 _UNDER = re.compile(r"^([=\-~^\"'`#*+:.<>_])\1{2,}\s*$")
 _MD_HEAD = re.compile(r"^\s{0,3}#{1,6}\s+\S")
 _HTML_HEAD = re.compile(r"^\s*<h[1-6]\b", re.IGNORECASE)
+_SPLIT_LINES = 8  # a block of this many lines or more may be split at its shallowest lines
 _HEADER_CHARS = 200  # an owner longer than this is prose, not a name: it is not forced in
 _MARK = re.compile(r"^\s*(?:\.\.\s+[\w:.-]+::|:[\w -]+:|>\s*\*\*|\[!\w+\])")
 
@@ -99,8 +100,9 @@ def structure(text: str) -> tuple[Block, ...]:
         a += lead
         while b > a and text[b - 1].isspace():
             b -= 1
-        first = text[a:b].split("\n", 1)[0]
-        raw.append((a, b, len(first) - len(first.lstrip(" \t")), _is_heading(text[a:b])))
+        for x, y in _split_long(text, a, b):
+            first = text[x:y].split("\n", 1)[0]
+            raw.append((x, y, len(first) - len(first.lstrip(" \t")), _is_heading(text[x:y])))
     out: list[Block] = []
     stack: list[int] = []  # indices of open owners, indents increasing
     heading: int | None = None
@@ -149,6 +151,33 @@ def structure(text: str) -> tuple[Block, ...]:
         )
         for i, blk in enumerate(out)
     )
+
+
+def _split_long(text: str, a: int, b: int) -> list[tuple[int, int]]:
+    """A long block with nested indentation and no blank line (a ``--help`` listing, a list
+    whose items are not separated, a long code example) in groups of lines: each line at
+    the block's shallowest indent opens a group that takes the deeper lines after it, so an
+    option stays with its description and an item with its continuation. Prose (one indent)
+    and tables stay whole."""
+    lines = text[a:b].split("\n")
+    if len(lines) < _SPLIT_LINES:
+        return [(a, b)]
+    body = [ln for ln in lines if ln.strip()]
+    indents = [len(ln) - len(ln.lstrip(" \t")) for ln in body]
+    if len(set(indents)) < 2 or sum(ln.lstrip().startswith(("|", "+-", "+=", "==")) for ln in body) > len(body) // 2:
+        return [(a, b)]
+    base = min(indents[1:]) if len(indents) > 1 else indents[0]
+    out: list[tuple[int, int]] = []
+    pos = a
+    start = a
+    for n, ln in enumerate(lines):
+        ind = len(ln) - len(ln.lstrip(" \t"))
+        if n and ln.strip() and ind <= base:
+            out.append((start, pos - 1))
+            start = pos
+        pos += len(ln) + 1
+    out.append((start, b))
+    return out if len(out) > 1 else [(a, b)]
 
 
 def _is_name(piece: str) -> bool:
