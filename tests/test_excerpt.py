@@ -97,3 +97,28 @@ def test_fit_cuts_to_the_limit_or_declines() -> None:
     assert ctx.count_tokens(cut.text) <= 80 + 10
     assert Excerpt().fit(c, 20, ctx) is None  # below fit_min: not worth a fragment
     assert Excerpt().fit(chunks(("b", _pad(8)))[0], 80, context("retry limit?")) is None  # nothing matches
+
+
+HELP = (
+    "Reporting:\n"
+    + "".join(f"      --opt{i}=N             Option number {i} does things.\n" for i in range(12))
+    + "      --durations-min=N     Minimal duration in seconds for inclusion in slowest\n"
+    + "                            list. Default: 0.005.\n"
+    + "".join(f"      --more{i}              More option {i} text here.\n" for i in range(12))
+)
+
+
+def test_a_help_listing_is_cut_by_option_each_with_its_description() -> None:
+    tree = structure(HELP)
+    assert len(tree) > 10  # one block per option line, not one block for the listing
+    ctx = context("What is the minimal duration for --durations-min?", budget=400)
+    out = Excerpt(0.25, min_tokens=60).run(chunks(("a", _pad(4) + "\n\n" + HELP)), ctx)
+    assert "--durations-min=N     Minimal duration in seconds for inclusion in slowest\n" in out[0].text
+    assert "list. Default: 0.005." in out[0].text
+
+
+def test_prose_and_tables_are_not_split() -> None:
+    prose = "\n".join(f"Line {i} of one long wrapped paragraph about limits." for i in range(12))
+    assert len(structure(prose)) == 1
+    table = "\n".join(["+----+----+", *[f"| a{i} | b{i} |\n+----+----+" for i in range(6)]])
+    assert len(structure(table)) == 1
