@@ -348,13 +348,9 @@ class Loco:
         ]
         for name, s in self.chosen_on.items():
             cells = [f"{s.recall[n]:.1%}" + ("" if n == name else " (held out)") for n in names]
-            lines.append(
-                f"| {name} | {s.label} | " + " | ".join(cells) + f" | {self.regret.get(name, 0.0):.1%} |"
-            )
+            lines.append(f"| {name} | {s.label} | " + " | ".join(cells) + f" | {self.regret.get(name, 0.0):.1%} |")
         d = self.default
-        lines.append(
-            "| **default** | " + d.label + " | " + " | ".join(f"{d.recall[n]:.1%}" for n in names) + " | |"
-        )
+        lines.append("| **default** | " + d.label + " | " + " | ".join(f"{d.recall[n]:.1%}" for n in names) + " | |")
         lines.append(
             "(regret: best recall any setting reaches on the held-out corpus minus the choice's; "
             "the default is the choice that transfers best)"

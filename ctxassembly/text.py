@@ -298,7 +298,9 @@ _MD_HEAD = re.compile(r"^\s{0,3}#{1,6}\s+(.+)$")
 _HTML_DEF = re.compile(r"<(h[1-6]|dt|th)\b[^>]*>(.*?)</\1>", re.IGNORECASE | re.DOTALL)
 _DIRECTIVE_ARG = re.compile(r"^\s*\.\.\s+[\w:.-]+::\s*(\S.*)$")
 _FIELD = re.compile(r"^\s*:(?!:)([^:\n`]{1,80}):(?:\s|$)")
-_LEAD_NAME = re.compile(r"^\s*(?:[*\-+•]\s+|\d{1,3}[.)]\s+)?(``?[^`\n]{1,80}``?|\*\*[^*\n]{1,80}\*\*)\s*(?:[:=\u2013\u2014-]|\(|$)")
+_LEAD_NAME = re.compile(
+    r"^\s*(?:[*\-+•]\s+|\d{1,3}[.)]\s+)?(``?[^`\n]{1,80}``?|\*\*[^*\n]{1,80}\*\*)\s*(?:[:=\u2013\u2014-]|\(|$)"
+)
 _PIPE_ROW = re.compile(r"^\s*\|?\s*([^|\n]{1,80}?)\s*\|")
 
 

@@ -86,14 +86,17 @@ def test_structure_owners_and_first_child() -> None:
     assert tree[value].owner == name
     assert tree[name].first_child == value
     md = structure("Title\n=====\n\nIntro.\n\nMore.")
-    assert md[0].is_heading and md[1].heading == 0 and md[2].heading == 0
+    assert md[0].is_heading
+    assert md[1].heading == 0
+    assert md[2].heading == 0
 
 
 def test_fit_cuts_to_the_limit_or_declines() -> None:
     ctx = context("How long can a username be?", budget=1000)
     c = chunks(("a", RST_DIRECTIVE))[0]
     cut = Excerpt().fit(c, 80, ctx)
-    assert cut is not None and "Required. 150 characters or fewer." in cut.text
+    assert cut is not None
+    assert "Required. 150 characters or fewer." in cut.text
     assert ctx.count_tokens(cut.text) <= 80 + 10
     assert Excerpt().fit(c, 20, ctx) is None  # below fit_min: not worth a fragment
     assert Excerpt().fit(chunks(("b", _pad(8)))[0], 80, context("retry limit?")) is None  # nothing matches

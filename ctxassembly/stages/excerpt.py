@@ -92,12 +92,12 @@ def structure(text: str) -> tuple[Block, ...]:
         pos = m.end()
     spans.append((pos, len(text)))
     raw: list[tuple[int, int, int, bool]] = []
-    for a, b in spans:
-        piece = text[a:b]
+    for start, stop in spans:
+        piece = text[start:stop]
         if not piece.strip():
             continue
-        lead = len(piece) - len(piece.lstrip("\n"))
-        a += lead
+        a = start + len(piece) - len(piece.lstrip("\n"))
+        b = stop
         while b > a and text[b - 1].isspace():
             b -= 1
         for x, y in _split_long(text, a, b):
@@ -127,18 +127,18 @@ def structure(text: str) -> tuple[Block, ...]:
             continue
         between = range(h + 1, i)
         piece = text[blk.start : blk.end]
-        if (
-            all(j in marks.get(h, ()) for j in between)
-            and blk.end - blk.start <= _HEADER_CHARS
-            and _MARK.match(piece)
-        ):
+        if all(j in marks.get(h, ()) for j in between) and blk.end - blk.start <= _HEADER_CHARS and _MARK.match(piece):
             marks.setdefault(h, []).append(i)
     labels: dict[int, int] = {}
     for i in range(1, len(out)):
         prev, blk = out[i - 1], out[i]
         if blk.is_heading or prev.is_heading or prev.indent != blk.indent or prev.first_child is not None:
             continue
-        if firsts.get(i - 1) is None and _is_name(text[prev.start : prev.end]) and not _is_name(text[blk.start : blk.end]):
+        if (
+            firsts.get(i - 1) is None
+            and _is_name(text[prev.start : prev.end])
+            and not _is_name(text[blk.start : blk.end])
+        ):
             labels[i] = i - 1
     values = {v: k for k, v in labels.items()}
     return tuple(
@@ -296,11 +296,11 @@ class Excerpt:
         """The kept blocks verbatim in reading order; text between contiguous blocks kept."""
         spans: list[list[int]] = []
         for j in keep:
-            b = tree[j]
-            if spans and j - 1 in keep and not text[spans[-1][1] : b.start].strip():
-                spans[-1][1] = b.end
+            blk = tree[j]
+            if spans and j - 1 in keep and not text[spans[-1][1] : blk.start].strip():
+                spans[-1][1] = blk.end
             else:
-                spans.append([b.start, b.end])
+                spans.append([blk.start, blk.end])
         pieces = []
         if text[: spans[0][0]].strip():
             pieces.append(self.gap_marker)

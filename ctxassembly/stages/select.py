@@ -62,7 +62,8 @@ class Select:
         out, used, overflow = [], 0, 0
         # a cheap lower bound on a text's tokens, when the tokenizer has one (tokens.letter_runs)
         at_least: Callable[[str], int] | None = getattr(ctx.count_tokens, "lower_bound", None)
-        for c in chunks:
+        for candidate in chunks:
+            c = candidate
             doc = c.doc_id or c.id
             if self.max_per_doc is not None and per_doc[doc] >= self.max_per_doc:
                 ctx.report.drop(c, self.name, "doc_cap", doc_id=doc, max_per_doc=self.max_per_doc)
@@ -92,7 +93,6 @@ class Select:
         # what the horizon reads to tell a full selection from a starved one
         ctx.state.update(selected_tokens=used, select_available=available, select_overflow=overflow)
         return out
-
 
     def _fitted(self, c: Chunk, remaining: int, ctx: Context) -> tuple[Chunk, int] | None:
         """``c`` cut (by ``fit``) to what is left of the budget, with its cost, or ``None``."""

@@ -94,7 +94,8 @@ def test_leave_one_corpus_out_prints_both_directions(bench_dir: Path) -> None:
     for name, s in result.chosen_on.items():
         assert s.recall[name] == max(t.recall[name] for t in result.settings)
     text = result.table()
-    assert "(held out)" in text and "| **default** |" in text
+    assert "(held out)" in text
+    assert "| **default** |" in text
     assert result.default in result.chosen_on.values()
     with pytest.raises(ConfigError, match="at least two corpora"):
         loco({"django": corpora["django"]})
