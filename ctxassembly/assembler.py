@@ -155,7 +155,7 @@ class Assembler:
         near_threshold: float | None = 0.8,
         safety: SafetyPolicy = "remove",
         merge_gap: int | None = 0,
-        max_share: float | None = 0.4,
+        max_share: float | None = 0.25,
         reranker: object = None,
         rerank_fuse: float | None = 6.0,
         embedder: object = None,
@@ -163,6 +163,7 @@ class Assembler:
         extract: bool | None = None,
         extract_share: float = 0.25,
         llm_stage: Stage | None = None,
+        fill: bool = True,
         stages: Sequence[Stage] | None = None,
     ) -> None:
         self.renderer = Renderer(format)
@@ -191,13 +192,14 @@ class Assembler:
             Dedup(threshold=near_threshold),
             SemanticDedup(embedder, threshold=semantic_threshold) if embedder is not None else None,
             Merge(merge_gap, max_share=1.0 if max_share is None else max_share) if merge_gap is not None else None,
-            *self._compress(extract, reranker, embedder, max_share, extract_share),
+            *(compress := self._compress(extract, reranker, embedder, max_share, extract_share)),
             llm_stage,
             Select(
                 reserve=reserve,
                 max_per_doc=max_per_doc,
                 render=self.renderer.parts,
                 separator_tokens=self.count_tokens(SEPARATOR),
+                fit=_fitter(compress) if fill else None,
             ),
             Arrange(order),
         ]
@@ -304,6 +306,14 @@ class Assembler:
                 self.run, question, chunks, budget=budget, target_version=target_version, principals=principals
             )
         return self.run(question, chunks, budget=budget, target_version=target_version, principals=principals)
+
+
+def _fitter(compress: Sequence[Stage | None]) -> Callable[[Chunk, int, Context], Chunk | None] | None:
+    """The compression stage's ``fit`` (cut a chunk to a token limit), if it has one."""
+    for s in compress:
+        if isinstance(s, Excerpt):
+            return s.fit
+    return None
 
 
 def _run(stages: Sequence[Stage], chunks: list[Chunk], ctx: Context) -> list[Chunk]:

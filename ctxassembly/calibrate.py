@@ -38,7 +38,7 @@ from ctxassembly.eval.metrics import context_metrics
 from ctxassembly.eval.questions import Question
 from ctxassembly.jsonl import read_jsonl
 
-__all__ = ["Calibration", "Point", "calibrate", "command", "score_grid"]
+__all__ = ["Calibration", "Loco", "Point", "Setting", "calibrate", "command", "loco", "loco_command", "score_grid"]
 
 PERCENTILES = (5, 10, 20, 30, 40, 50)
 NEAR_GRID: tuple[float | None, ...] = (None, 0.5, 0.6, 0.7, 0.8, 0.9)
@@ -292,3 +292,162 @@ def command(  # noqa: PLR0917 - typer maps each parameter to a CLI option
     typer.echo(result.table())
     if json_path is not None:
         json_path.write_text(json.dumps(result.to_dict(), indent=2), encoding="utf-8")
+
+
+# ------------------------------------------------------------------ leave-one-corpus-out
+# The relevance weights (and, with an encoder, the rerank fusion weight) are chosen on one
+# labelled corpus and judged on the others: a default must hold on docs it was not tuned
+# on. Grid: the incoming (retriever) order always counts 1; BM25 over the candidates and
+# BM25 over the names each chunk defines take the values below.
+LEXICAL_GRID: tuple[float, ...] = (0.0, 0.5, 1.0, 2.0)
+DEFINE_GRID: tuple[float, ...] = (0.0, 0.5, 1.0, 2.0)
+FUSE_GRID: tuple[float | None, ...] = (3.0, 6.0, 12.0)
+LOCO_BUDGETS: tuple[int, ...] = (500, 1000)
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One point of the weight grid with its answer recall per corpus (mean over budgets)."""
+
+    weights: dict[str, float]
+    rerank_fuse: float | None
+    recall: dict[str, float]
+
+    @property
+    def label(self) -> str:
+        w = ", ".join(f"{k} {v:g}" for k, v in self.weights.items())
+        return w + ("" if self.rerank_fuse is None else f"; fuse {self.rerank_fuse:g}")
+
+    @property
+    def size(self) -> float:
+        """How far from the retriever's own order (the tie-break: the simpler, more
+        conservative setting first). Independent of the library's current defaults, so
+        that re-running the calibration on new defaults cannot move its own choice."""
+        return sum(v for k, v in self.weights.items() if k != "order") + (self.rerank_fuse or 0.0) / 100
+
+
+@dataclass
+class Loco:
+    """Every setting's recall on every corpus, and the choice made on each corpus."""
+
+    corpora: list[str]
+    budgets: tuple[int, ...]
+    settings: list[Setting]
+    chosen_on: dict[str, Setting]
+    default: Setting
+    regret: dict[str, float] = field(default_factory=dict)
+
+    def table(self) -> str:
+        names = self.corpora
+        lines = [
+            f"leave-one-corpus-out over {len(self.settings)} settings, answer recall (mean of budgets "
+            f"{', '.join(map(str, self.budgets))})",
+            "",
+            "| chosen on | weights | " + " | ".join(f"{n}" for n in names) + " | held-out regret |",
+            "|---|---|" + "---|" * len(names) + "---|",
+        ]
+        for name, s in self.chosen_on.items():
+            cells = [f"{s.recall[n]:.1%}" + ("" if n == name else " (held out)") for n in names]
+            lines.append(f"| {name} | {s.label} | " + " | ".join(cells) + f" | {self.regret.get(name, 0.0):.1%} |")
+        d = self.default
+        lines.append("| **default** | " + d.label + " | " + " | ".join(f"{d.recall[n]:.1%}" for n in names) + " | |")
+        lines.append(
+            "(regret: best recall any setting reaches on the held-out corpus minus the choice's; "
+            "the default is the choice that transfers best)"
+        )
+        lines += ["", "every setting:", "| weights | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+        for s in sorted(self.settings, key=lambda s: -min(s.recall.values())):
+            lines.append(f"| {s.label} | " + " | ".join(f"{s.recall[n]:.1%}" for n in names) + " |")
+        return "\n".join(lines)
+
+
+def _recall(records: Sequence[Mapping[str, Any]], budgets: Sequence[int], options: Mapping[str, Any]) -> float:
+    assembler = Assembler(**options)
+    kept = []
+    for r in records:
+        q = Question.from_dict(r, index=0)
+        if not q.answer:
+            continue
+        for b in budgets:
+            res = assembler.run(q.question, r["candidates"], budget=b, target_version=_version(r))
+            kept.append(bool(context_metrics(q, res).answer_kept))
+    if not kept:
+        raise ConfigError("no question has 'answer' strings: answer recall cannot be measured")
+    return round(mean(kept), 4)
+
+
+def loco(
+    corpora: Mapping[str, Sequence[Mapping[str, Any]]],
+    *,
+    budgets: Sequence[int] = LOCO_BUDGETS,
+    lexical: Sequence[float] = LEXICAL_GRID,
+    define: Sequence[float] = DEFINE_GRID,
+    fuse: Sequence[float | None] = (None,),
+    **options: Any,
+) -> Loco:
+    """Choose the relevance weights on each corpus and measure the choice on the others.
+
+    The choice on a corpus is its highest recall, ties broken by the simpler setting
+    (see :attr:`Setting.size`). The returned ``default`` is the
+    per-corpus choice with the smallest held-out regret (the best recall any setting
+    reaches on the corpora it was not chosen on, minus its own there); ties go to the
+    simpler setting.
+
+    :param corpora: name -> labelled records (at least two corpora).
+    :param fuse: rerank fusion weights to try (only with a ``reranker`` in ``options``).
+    :raises ConfigError: fewer than two corpora, or a corpus without answer strings.
+    """
+    if len(corpora) < 2:
+        raise ConfigError(f"leave-one-corpus-out needs at least two corpora, got {len(corpora)}")
+    settings: list[Setting] = []
+    for f in fuse:
+        for lx in lexical:
+            for df in define:
+                weights = {"order": 1.0, "lexical": lx, "define": df}
+                extra = dict(options, weights={k: v for k, v in weights.items() if v})
+                if f is not None:
+                    extra["rerank_fuse"] = f
+                recall = {n: _recall(recs, budgets, extra) for n, recs in corpora.items()}
+                settings.append(Setting(weights, f, recall))
+
+    def pick(name: str) -> Setting:
+        return max(settings, key=lambda s: (s.recall[name], -s.size))  # ties: the conservative one
+
+    chosen = {n: pick(n) for n in corpora}
+    best = {n: max(s.recall[n] for s in settings) for n in corpora}
+
+    def regret(name: str) -> float:
+        """How far the choice made on ``name`` falls short on the corpora it did not see."""
+        s = chosen[name]
+        return max(best[m] - s.recall[m] for m in corpora if m != name)
+
+    # the default: of the per-corpus choices, the one that transfers best (smallest held-out
+    # regret); where they tie, the simpler one
+    home = min(corpora, key=lambda n: (regret(n), chosen[n].size))
+    return Loco(list(corpora), tuple(budgets), settings, chosen, chosen[home], {n: regret(n) for n in corpora})
+
+
+def loco_command(
+    questions: Annotated[list[Path], typer.Argument(help="two or more JSONL files of labelled questions")],
+    budget: Annotated[list[int] | None, typer.Option(help="token budget (repeat for several)")] = None,
+    encoder: Annotated[
+        str | None, typer.Option(help="a sentence-transformers model path: also choose the rerank fusion weight")
+    ] = None,
+    limit: Annotated[int | None, typer.Option(help="use only the first N questions of each file")] = None,
+) -> None:
+    """Leave-one-corpus-out: choose the relevance weights on each file, measure on the others."""
+    try:
+        corpora: dict[str, list[dict[str, Any]]] = {}
+        for path in questions:
+            with path.open(encoding="utf-8") as f:
+                corpora[path.parent.name or path.stem] = [json.loads(ln) for ln in f if ln.strip()][:limit]
+        options: dict[str, Any] = {}
+        fuse: tuple[float | None, ...] = (None,)
+        if encoder is not None:
+            options = {"reranker": encoder, "embedder": encoder}
+            fuse = FUSE_GRID
+        result = loco(corpora, budgets=tuple(budget or LOCO_BUDGETS), fuse=fuse, **options)
+    except (ConfigError, OSError, json.JSONDecodeError) as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(result.table())

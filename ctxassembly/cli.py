@@ -19,6 +19,7 @@ from ctxassembly.jsonl import open_text
 app = typer.Typer(help="Context assembly for RAG: filter, de-duplicate, version, budget, order and label chunks.")
 register_eval(app)  # eval (A/B runner), probe, dilution, histogram
 app.command("calibrate")(__import__("ctxassembly.calibrate", fromlist=["command"]).command)
+app.command("calibrate-weights")(__import__("ctxassembly.calibrate", fromlist=["loco_command"]).loco_command)
 console = Console(width=110)
 
 

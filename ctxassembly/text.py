@@ -12,6 +12,7 @@ import numpy as np
 
 __all__ = [
     "Lexical",
+    "definitions",
     "facts",
     "jaccard",
     "normalize",
@@ -202,34 +203,50 @@ class Lexical:
     through the regex.
     """
 
-    def __init__(self, texts: Sequence[str], *, k1: float = 1.2, b: float = 0.75) -> None:
+    def __init__(
+        self, texts: Sequence[str], *, k1: float = 1.2, b: float = 0.75, idf_from: Sequence[str] | None = None
+    ) -> None:
         self.k1, self.b = k1, b
         self.texts = list(texts)
+        self.idf_from = None if idf_from is None else list(idf_from)
 
     def scores(self, query: str) -> list[float]:
+        """BM25 of ``query`` over the texts; document frequencies over ``idf_from`` when given
+        (e.g. score the headings of chunks with the rarity of words in their whole texts)."""
         n = len(self.texts)
         if not n:
             return []
         terms = list(dict.fromkeys(query_terms(query)))
-        counts = np.zeros((len(terms), n))
-        lengths = np.zeros(n)
-        ascii_: list[int] = []
-        other: list[int] = []
-        for i, text in enumerate(self.texts):
-            (ascii_ if text.isascii() else other).append(i)
-        if ascii_:
-            _count_ascii([self.texts[i] for i in ascii_], terms, counts, lengths, np.asarray(ascii_))
-        for i in other:
-            words_ = _WORD.findall(self.texts[i].casefold())
-            lengths[i] = len(words_)
-            for j, t in enumerate(terms):
-                counts[j, i] = words_.count(t)
+        counts, lengths = _term_counts(self.texts, terms)
         avg = float(lengths.mean()) or 1.0
-        df = (counts > 0).sum(axis=1)
-        weights = np.log(1 + (n - df + 0.5) / (df + 0.5))
+        if self.idf_from is None:
+            df, m = (counts > 0).sum(axis=1), n
+        else:
+            other, _ = _term_counts(self.idf_from, terms)
+            df, m = (other > 0).sum(axis=1), len(self.idf_from)
+        weights = np.log(1 + (m - df + 0.5) / (df + 0.5))
         norm = self.k1 * (1 - self.b + self.b * lengths / avg)
         per_term = weights[:, None] * counts * (self.k1 + 1) / (counts + norm[None, :])
         return [float(x) for x in per_term.sum(axis=0)]
+
+
+def _term_counts(texts: Sequence[str], terms: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """``counts[term, text]`` (whole-word hits) and ``lengths[text]`` (words)."""
+    n = len(texts)
+    counts = np.zeros((len(terms), n))
+    lengths = np.zeros(n)
+    ascii_: list[int] = []
+    other: list[int] = []
+    for i, text in enumerate(texts):
+        (ascii_ if text.isascii() else other).append(i)
+    if ascii_:
+        _count_ascii([texts[i] for i in ascii_], terms, counts, lengths, np.asarray(ascii_))
+    for i in other:
+        words_ = _WORD.findall(texts[i].casefold())
+        lengths[i] = len(words_)
+        for j, t in enumerate(terms):
+            counts[j, i] = words_.count(t)
+    return counts, lengths
 
 
 def _count_ascii(texts: list[str], terms: list[str], counts: np.ndarray, lengths: np.ndarray, cols: np.ndarray) -> None:
@@ -267,3 +284,67 @@ def _count_ascii(texts: list[str], terms: list[str], counts: np.ndarray, lengths
 _ASCII_NON_WORD = bytes(c if c < 128 and (chr(c).isalnum() or chr(c) == "_") else 32 for c in range(256))
 # the same, with ASCII letters lower-cased
 _ASCII_LOWER_WORD = bytes(_ASCII_LOWER[c] if _ASCII_NON_WORD[c] != 32 else 32 for c in range(256))
+
+
+# --------------------------------------------------------------------------- definitions
+# Where a document *defines* a name, in any of the common doc formats: a heading (reST
+# underline/overline, Markdown ``#``, HTML ``<h1>``..``<h6>``), a directive or role
+# argument (``.. confval:: name``, ``:param name:``), a definition-list term (a short
+# line whose next line is indented deeper), a table's first cell (pipe tables, HTML
+# ``<th>``/``<td>``/``<dt>``), or an item that opens with a literal or bold name followed
+# by a colon or dash (``* ``times``: show durations``, ``- **name** - ...``).
+_HEAD_UNDERLINE = re.compile(r"^([=\-~^\"'`#*+:.<>_])\1{2,}\s*$")
+_MD_HEAD = re.compile(r"^\s{0,3}#{1,6}\s+(.+)$")
+_HTML_DEF = re.compile(r"<(h[1-6]|dt|th)\b[^>]*>(.*?)</\1>", re.IGNORECASE | re.DOTALL)
+_DIRECTIVE_ARG = re.compile(r"^\s*\.\.\s+[\w:.-]+::\s*(\S.*)$")
+_FIELD = re.compile(r"^\s*:(?!:)([^:\n`]{1,80}):(?:\s|$)")
+_LEAD_NAME = re.compile(
+    r"^\s*(?:[*\-+•]\s+|\d{1,3}[.)]\s+)?(``?[^`\n]{1,80}``?|\*\*[^*\n]{1,80}\*\*)\s*(?:[:=\u2013\u2014-]|\(|$)"
+)
+_PIPE_ROW = re.compile(r"^\s*\|?\s*([^|\n]{1,80}?)\s*\|")
+
+
+@lru_cache(maxsize=16384)
+def definitions(text: str) -> str:
+    """The names ``text`` defines (see above), one per line: what a reader looks up."""
+    lines = text.splitlines()
+    out: list[str] = []
+    for i, line in enumerate(lines):
+        s = line.strip()
+        if not s or len(s) > 200:
+            continue
+        nxt = lines[i + 1] if i + 1 < len(lines) else ""
+        if _HEAD_UNDERLINE.match(nxt.strip()) and not _HEAD_UNDERLINE.match(s) and len(nxt.strip()) >= len(s) - 2:
+            out.append(s)
+            continue
+        m = _MD_HEAD.match(line) or _DIRECTIVE_ARG.match(line)
+        if m:
+            out.append(m.group(1))
+            continue
+        m = _FIELD.match(line)
+        if m:
+            out.append(m.group(1))
+            continue
+        m = _LEAD_NAME.match(line)
+        if m:
+            out.append(m.group(1))
+            continue
+        if s.startswith("|") and not set(s) <= set("|-+=: "):
+            m = _PIPE_ROW.match(s[1:] if s.startswith("|") else s)
+            if m:
+                out.append(m.group(1))
+            continue
+        if (
+            nxt.strip()
+            and len(s) <= 80
+            and _indent_of(nxt) > _indent_of(line)
+            and not s.endswith((".", ",", ":", ";", "(", "{", "["))
+            and not s.startswith(("..", "-", "*", "+", ">>>", "#"))
+        ):
+            out.append(s)  # a definition-list term
+    out.extend(m.group(2) for m in _HTML_DEF.finditer(text))
+    return "\n".join(out)
+
+
+def _indent_of(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))

@@ -19,7 +19,7 @@ def test_exact_duplicates_after_normalisation_keep_the_first_and_its_provenance(
     assert [c.id for c in out] == ["a", "d"]
     assert out[0].meta["duplicates"] == ("b", "c")
     assert fates(ctx) == {1: "duplicate", 2: "duplicate"}
-    assert ctx.report._fates[1].detail == {"duplicate_of": "a", "kind": "exact"}
+    assert ctx.report._fates[1].detail == {"duplicate_of": "a", "kind": "exact", "kept_because": "higher_ranked"}
 
 
 def test_near_duplicates_go():
@@ -94,3 +94,23 @@ def test_with_labelled_versions_the_current_copy_survives():
     near = chunks(("old", PARA + "."), ("cur", PARA + " as well."))
     near[0] = near[0].with_meta(status="superseded")
     assert [c.id for c in Dedup().run(near, context())] == ["cur"]
+
+
+def test_the_copy_that_serves_the_question_is_kept_and_the_report_says_why():
+    # same text under two sections: the one whose section matches the question stays
+    cs = chunks(
+        {"id": "upgrading", "text": "The limit is 5.", "section": "Release notes > Upgrading"},
+        {"id": "ref", "text": "The limit is 5.", "section": "Reference > Retry limit"},
+    )
+    ctx = context("What is the retry limit?")
+    assert [c.id for c in Dedup().run(cs, ctx)] == ["ref"]
+    assert ctx.report._fates[0].detail["kept_because"] == "section_matches_question"
+    assert ctx.report._fates[0].detail["duplicate_of"] == "ref"
+    # the copy of the target version beats a higher-ranked copy of another version
+    vs = chunks(
+        {"id": "old", "text": "The limit is 5.", "version": "3.1"},
+        {"id": "new", "text": "The limit is 5.", "version": "3.2"},
+    )
+    ctx = context("What is the retry limit?", target_version="3.2")
+    assert [c.id for c in Dedup().run(vs, ctx)] == ["new"]
+    assert ctx.report._fates[0].detail["kept_because"] == "target_version"

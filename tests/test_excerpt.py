@@ -1,7 +1,7 @@
 import pytest
 
 from ctxassembly import ConfigError, Excerpt
-from ctxassembly.stages.excerpt import blocks
+from ctxassembly.stages.excerpt import blocks, structure
 from tests.conftest import chunks, context
 
 pytestmark = pytest.mark.unit
@@ -34,3 +34,94 @@ def test_blocks_keep_list_items_whole():
 def test_bad_share():
     with pytest.raises(ConfigError, match="max_share"):
         Excerpt(0)
+
+
+def _pad(n: int) -> str:
+    return "\n\n".join(f"Unrelated paragraph {i} about templates, widgets and forms in detail." * 2 for i in range(n))
+
+
+# Synthetic samples of each format: the matched name must come with its value.
+RST_DIRECTIVE = (
+    _pad(6)
+    + "\n\n.. attribute:: username\n\n    Required. 150 characters or fewer.\n\n"
+    + ".. attribute:: email\n\n    Optional. An address.\n\n"
+    + _pad(6)
+)
+RST_DEFLIST = _pad(6) + "\n\nusername\n\n    Required. 150 characters or fewer.\n\n" + _pad(6)
+MD_ITEM = _pad(6) + "\n\n- `username`:\n\n  Required. 150 characters or fewer.\n\n" + _pad(6)
+MD_HEADING_TABLE = (
+    _pad(6)
+    + "\n\n## Limits\n\n| field | limit |\n|---|---|\n| username | 150 characters |\n| email | 254 characters |\n\n"
+    + _pad(6)
+)
+HTML = _pad(6) + "\n\n<dl>\n<dt>username</dt>\n<dd>Required. 150 characters or fewer.</dd>\n</dl>\n\n" + _pad(6)
+CODE = _pad(6) + "\n\nSet the username limit like this:\n\n    USERNAME_MAX = 150\n\n" + _pad(6)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        (RST_DIRECTIVE, "Required. 150 characters or fewer."),
+        (RST_DEFLIST, "Required. 150 characters or fewer."),
+        (MD_ITEM, "Required. 150 characters or fewer."),
+        (MD_HEADING_TABLE, "| username | 150 characters |"),
+        (HTML, "<dd>Required. 150 characters or fewer.</dd>"),
+        (CODE, "USERNAME_MAX = 150"),
+    ],
+    ids=["rst-directive", "rst-deflist", "md-item", "md-table", "html-dl", "code-block"],
+)
+def test_a_matched_name_keeps_its_value(text: str, value: str) -> None:
+    ctx = context("How long can a username be?", budget=400)
+    out = Excerpt(0.25, min_tokens=60).run(chunks(("a", text)), ctx)
+    assert out[0].meta.get("excerpt") is True
+    assert value in out[0].text
+    assert ctx.count_tokens(out[0].text) <= 100 + 10
+
+
+def test_structure_owners_and_first_child() -> None:
+    tree = structure(RST_DIRECTIVE)
+    texts = [RST_DIRECTIVE[b.start : b.end] for b in tree]
+    name = texts.index(".. attribute:: username")
+    value = texts.index("    Required. 150 characters or fewer.")
+    assert tree[value].owner == name
+    assert tree[name].first_child == value
+    md = structure("Title\n=====\n\nIntro.\n\nMore.")
+    assert md[0].is_heading
+    assert md[1].heading == 0
+    assert md[2].heading == 0
+
+
+def test_fit_cuts_to_the_limit_or_declines() -> None:
+    ctx = context("How long can a username be?", budget=1000)
+    c = chunks(("a", RST_DIRECTIVE))[0]
+    cut = Excerpt().fit(c, 80, ctx)
+    assert cut is not None
+    assert "Required. 150 characters or fewer." in cut.text
+    assert ctx.count_tokens(cut.text) <= 80 + 10
+    assert Excerpt().fit(c, 20, ctx) is None  # below fit_min: not worth a fragment
+    assert Excerpt().fit(chunks(("b", _pad(8)))[0], 80, context("retry limit?")) is None  # nothing matches
+
+
+HELP = (
+    "Reporting:\n"
+    + "".join(f"      --opt{i}=N             Option number {i} does things.\n" for i in range(12))
+    + "      --durations-min=N     Minimal duration in seconds for inclusion in slowest\n"
+    + "                            list. Default: 0.005.\n"
+    + "".join(f"      --more{i}              More option {i} text here.\n" for i in range(12))
+)
+
+
+def test_a_help_listing_is_cut_by_option_each_with_its_description() -> None:
+    tree = structure(HELP)
+    assert len(tree) > 10  # one block per option line, not one block for the listing
+    ctx = context("What is the minimal duration for --durations-min?", budget=400)
+    out = Excerpt(0.25, min_tokens=60).run(chunks(("a", _pad(4) + "\n\n" + HELP)), ctx)
+    assert "--durations-min=N     Minimal duration in seconds for inclusion in slowest\n" in out[0].text
+    assert "list. Default: 0.005." in out[0].text
+
+
+def test_prose_and_tables_are_not_split() -> None:
+    prose = "\n".join(f"Line {i} of one long wrapped paragraph about limits." for i in range(12))
+    assert len(structure(prose)) == 1
+    table = "\n".join(["+----+----+", *[f"| a{i} | b{i} |\n+----+----+" for i in range(6)]])
+    assert len(structure(table)) == 1

@@ -1,6 +1,7 @@
 import pytest
 
 from ctxassembly import ChunkError, ConfigError, Relevance
+from ctxassembly.stages.relevance import SIGNALS
 from tests.conftest import chunks, context, fates
 
 pytestmark = pytest.mark.unit
@@ -85,3 +86,14 @@ def test_empty_and_one():
 def test_bad_config(kwargs, match):
     with pytest.raises(ConfigError, match=match):
         Relevance(**kwargs)
+
+
+def test_define_ranks_the_chunk_that_defines_the_named_option_first() -> None:
+    cs = chunks(
+        ("mention", "Set max_retries and timeout in the config; max_retries is read at start. max_retries!"),
+        ("defines", ".. option:: max_retries\n\n    How often a call is retried. Default 5."),
+    )
+    ctx = context("What is the default of max_retries?")
+    out = Relevance(weights={"define": 1.0}).run(cs, ctx)
+    assert [c.id for c in out] == ["defines", "mention"]
+    assert "define" in SIGNALS

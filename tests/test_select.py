@@ -59,3 +59,17 @@ def test_the_lower_bound_only_saves_counting():
             out = Select().run(cs, ctx)
             runs.append(([c.id for c in out], fates(ctx), ctx.state["selected_tokens"]))
         assert runs[0] == runs[1]
+
+
+def test_fill_cuts_the_overflowing_chunk_to_what_is_left() -> None:
+    from ctxassembly import Excerpt
+
+    filler = "\n\n".join(f"Paragraph {i} on widgets and forms." * 3 for i in range(12))
+    cs = chunks(("a", "word " * 60), ("b", filler + "\n\nThe retry limit is 5.\n\n" + filler))
+    ctx = context("What is the retry limit?", budget=200)
+    out = Select(fit=Excerpt().fit).run(cs, ctx)
+    assert [c.id for c in out] == ["a", "b"]
+    assert "The retry limit is 5." in out[1].text
+    assert ctx.state["selected_tokens"] <= 200
+    plain = Select().run(cs, context("What is the retry limit?", budget=200))
+    assert [c.id for c in plain] == ["a"]

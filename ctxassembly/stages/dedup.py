@@ -3,9 +3,15 @@
 Exact duplicates share a normalised text (NFKC, case-folded, whitespace collapsed).
 Near duplicates share most word 5-shingles (Jaccard >= ``threshold``): computed exactly
 for small lists, through datasketch MinHash LSH candidates (then verified exactly) once
-the list is longer than ``lsh_from``. The higher-ranked copy stays (lists arrive ranked)
-and records the dropped copies' ids in ``meta["duplicates"]``; when the version stage
-labels other versions instead of dropping them, the copy of the current version is kept.
+the list is longer than ``lsh_from``.
+
+Which copy stays is the copy that serves the question, in this order: the copy of the
+current version when the version stage labels other versions instead of dropping them;
+the copy of the target version; the copy whose neighbourhood (title and section path)
+matches the question better (the same paragraph under "Upgrading" and under the
+option's own reference entry); else the higher-ranked one (lists arrive ranked). The
+kept copy records the dropped ids in ``meta["duplicates"]``, and each dropped copy's
+fate says which copy was kept and why (``kept_because``).
 
 The guard: two passages that look alike but differ in a number, unit, negation, date or
 version string are not duplicates; they say different things. Both stay, each naming
@@ -21,7 +27,7 @@ from typing import Any
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
 from ctxassembly.stages.base import Context
-from ctxassembly.text import facts, jaccard, normalize, shingles
+from ctxassembly.text import Lexical, facts, jaccard, normalize, shingles
 
 __all__ = ["Dedup"]
 
@@ -64,14 +70,20 @@ class Dedup:
         kept: list[Chunk] = []
         by_text: dict[str, int] = {}
         dup_ids: dict[int, list[str]] = {}
+        prefer = _Preference(chunks, ctx)
         for c in chunks:
             key = normalize(c.text)
             first = by_text.get(key)
             if first is not None:
                 loser = c
-                if _standing(c) < _standing(kept[first]):  # the current copy replaces a labelled one
+                why = prefer.better(c, kept[first])
+                if why is not None:
                     loser, kept[first] = kept[first], c
-                ctx.report.drop(loser, self.name, "duplicate", duplicate_of=kept[first].id, kind="exact")
+                else:
+                    why = prefer.better(kept[first], c) or "higher_ranked"
+                ctx.report.drop(
+                    loser, self.name, "duplicate", duplicate_of=kept[first].id, kind="exact", kept_because=why
+                )
                 dup_ids[first].append(loser.id)
                 continue
             by_text[key] = len(kept)
@@ -90,9 +102,13 @@ class Dedup:
                     conflicts.setdefault(i, []).append(kept[j].id)
                     conflicts.setdefault(j, []).append(kept[i].id)
                     continue
-                keep, lose = (j, i) if _standing(kept[j]) < _standing(kept[i]) else (i, j)
+                why = prefer.better(kept[j], kept[i])
+                keep, lose = (j, i) if why is not None else (i, j)
+                why = why or prefer.better(kept[i], kept[j]) or "higher_ranked"
                 removed.add(lose)
-                ctx.report.drop(kept[lose], self.name, "duplicate", duplicate_of=kept[keep].id, kind="near")
+                ctx.report.drop(
+                    kept[lose], self.name, "duplicate", duplicate_of=kept[keep].id, kind="near", kept_because=why
+                )
                 dup_ids[keep].extend([kept[lose].id, *dup_ids[lose]])
         out = []
         for i, c in enumerate(kept):
@@ -179,6 +195,45 @@ def _minhash(shingle_set: frozenset[int], num_perm: int) -> Any:
 
 def _identity32(value: int) -> int:
     return value & 0xFFFFFFFF
+
+
+class _Preference:
+    """Which of two copies serves the question better, and the reason (see the module doc)."""
+
+    def __init__(self, chunks: list[Chunk], ctx: Context) -> None:
+        self.target = ctx.target_version
+        self._where: dict[int, float] | None = None
+        self._chunks = chunks
+        self._question = ctx.question
+
+    def where(self, c: Chunk) -> float:
+        """BM25 of the question over the chunk's title and section (computed once, on demand)."""
+        if self._where is None:
+            labels = [" ".join(filter(None, (x.title, x.section))) for x in self._chunks]
+            scores = Lexical(labels).scores(self._question) if any(labels) else [0.0] * len(labels)
+            self._where = {id(x): s for x, s in zip(self._chunks, scores, strict=True)}
+        return self._where.get(id(c), 0.0)
+
+    def better(self, a: Chunk, b: Chunk) -> str | None:
+        """The reason ``a`` (ranked lower) should be kept over ``b``, or ``None``."""
+        if _standing(a) != _standing(b):
+            return "current_version" if _standing(a) < _standing(b) else None
+        if self.target is not None and a.version != b.version:
+            on_a, on_b = _on(a.version, self.target), _on(b.version, self.target)
+            if on_a != on_b:
+                return "target_version" if on_a else None
+        if (a.title, a.section) != (b.title, b.section):
+            wa, wb = self.where(a), self.where(b)
+            if wa > wb:
+                return "section_matches_question"
+        return None
+
+
+def _on(version: str | None, target: str) -> bool:
+    if version is None:
+        return False
+    v, t = version.strip().casefold().lstrip("v"), target.strip().casefold().lstrip("v")
+    return v == t or v.startswith(t + ".")
 
 
 def _standing(c: Chunk) -> int:

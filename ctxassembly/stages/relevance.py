@@ -20,13 +20,17 @@ from typing import Literal
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ChunkError, ConfigError
 from ctxassembly.stages.base import Context
-from ctxassembly.text import Lexical, text_classes
+from ctxassembly.text import Lexical, definitions, text_classes
 
 __all__ = ["SIGNALS", "Relevance"]
 
 NonePolicy = Literal["rank", "drop", "error"]
-SIGNALS = ("order", "score", "lexical")
-DEFAULT_WEIGHTS: Mapping[str, float] = {"order": 1.0, "lexical": 1.0}
+SIGNALS = ("order", "score", "lexical", "define")
+# Chosen leave-one-corpus-out (``ctxassembly calibrate-weights``, benchmarks/README.md):
+# chosen on the pytest docs, this setting keeps within 2.5 points of the best on the
+# Django docs it never saw; the choice made on Django (define 0.5) falls 5 points short
+# on pytest. Without ``define`` both corpora lose (Django -1, pytest -14 points).
+DEFAULT_WEIGHTS: Mapping[str, float] = {"order": 1.0, "lexical": 1.0, "define": 2.0}
 
 
 class Relevance:
@@ -124,5 +128,13 @@ class Relevance:
             return [-float(n) for n in text_classes([c.text for c in live])]
         if signal == "score":
             return [c.score for c in live]
+        if signal == "define":
+            # BM25 of the question over the names each chunk defines (headings, directive
+            # arguments, definition terms, first table cells): the chunk that defines the
+            # option the question names outranks the many that merely mention it
+            # (word rarity from the whole texts: a word every chunk uses weighs nothing)
+            texts = [c.text for c in live]
+            scores = Lexical([definitions(t) for t in texts], idf_from=texts).scores(ctx.question)
+            return [s if s > 0 else None for s in scores]
         texts = [" ".join(filter(None, (c.title, c.section, c.text))) for c in live]
         return list(Lexical(texts).scores(ctx.question))

@@ -43,6 +43,7 @@ class Select:
         render: Callable[[Chunk], tuple[str, str, str]] | None = None,
         separator_tokens: int = 0,
         cost: Callable[[Chunk, Context], int] | None = None,
+        fit: Callable[[Chunk, int, Context], Chunk | None] | None = None,
     ) -> None:
         if reserve < 0:
             raise ConfigError(f"reserve must be >= 0 tokens, got {reserve!r}")
@@ -53,6 +54,7 @@ class Select:
         self.render = render
         self.separator_tokens = separator_tokens
         self.cost = cost
+        self.fit = fit
 
     def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
         available = ctx.budget - self.reserve - ctx.state.get("layout_tokens", 0)
@@ -60,7 +62,8 @@ class Select:
         out, used, overflow = [], 0, 0
         # a cheap lower bound on a text's tokens, when the tokenizer has one (tokens.letter_runs)
         at_least: Callable[[str], int] | None = getattr(ctx.count_tokens, "lower_bound", None)
-        for c in chunks:
+        for candidate in chunks:
+            c = candidate
             doc = c.doc_id or c.id
             if self.max_per_doc is not None and per_doc[doc] >= self.max_per_doc:
                 ctx.report.drop(c, self.name, "doc_cap", doc_id=doc, max_per_doc=self.max_per_doc)
@@ -76,6 +79,10 @@ class Select:
                     frame = ctx.count_tokens(head) + ctx.count_tokens(tail) + self.separator_tokens
                     cost = _tokens_within(body, remaining - frame, ctx.count_tokens)
                     cost = None if cost is None else cost + frame
+            if (cost is None or cost > remaining) and self.fit is not None and self.cost is None:
+                fitted = self._fitted(c, remaining, ctx)
+                if fitted is not None:
+                    c, cost = fitted
             if cost is None or cost > remaining:
                 ctx.report.drop(c, self.name, "over_budget", tokens=cost, remaining=max(remaining, 0))
                 overflow += 1
@@ -86,6 +93,18 @@ class Select:
         # what the horizon reads to tell a full selection from a starved one
         ctx.state.update(selected_tokens=used, select_available=available, select_overflow=overflow)
         return out
+
+    def _fitted(self, c: Chunk, remaining: int, ctx: Context) -> tuple[Chunk, int] | None:
+        """``c`` cut (by ``fit``) to what is left of the budget, with its cost, or ``None``."""
+        assert self.fit is not None
+        head, _, tail = self.render(c) if self.render is not None else ("", "", "")
+        frame = ctx.count_tokens(head) + ctx.count_tokens(tail) + self.separator_tokens
+        cut = self.fit(c, remaining - frame, ctx)
+        if cut is None:
+            return None
+        h, body, t = self.render(cut) if self.render is not None else ("", cut.text, "")
+        cost = ctx.count_tokens(h) + ctx.count_tokens(body) + ctx.count_tokens(t) + self.separator_tokens
+        return (cut, cost) if cost <= remaining else None
 
 
 def _tokens_within(text: str, limit: int, count: Callable[[str], int]) -> int | None:

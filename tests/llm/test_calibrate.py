@@ -79,3 +79,23 @@ def test_cli(dev_data: DevData, tmp_path: Path) -> None:
     bad = runner.invoke(app, ["calibrate", str(data), "--near", "high"])
     assert bad.exit_code == 2
     assert "--near must be comma-separated numbers (or 'none'), got 'high'" in bad.output
+
+
+def test_leave_one_corpus_out_prints_both_directions(bench_dir: Path) -> None:
+    from ctxassembly.calibrate import loco
+
+    corpora = {}
+    for name in ("django", "pytest"):
+        with (bench_dir / "data" / name / "questions.jsonl").open(encoding="utf-8") as f:
+            corpora[name] = [json.loads(line) for line in f][:4]
+    result = loco(corpora, budgets=(500,), lexical=(0.0, 1.0), define=(0.0, 0.5))
+    assert len(result.settings) == 4
+    assert set(result.chosen_on) == {"django", "pytest"}
+    for name, s in result.chosen_on.items():
+        assert s.recall[name] == max(t.recall[name] for t in result.settings)
+    text = result.table()
+    assert "(held out)" in text
+    assert "| **default** |" in text
+    assert result.default in result.chosen_on.values()
+    with pytest.raises(ConfigError, match="at least two corpora"):
+        loco({"django": corpora["django"]})
