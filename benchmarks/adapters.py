@@ -8,28 +8,26 @@ Each returned item is ``{id, text: the chunk's rendered XML block, version}``.
         --budget 1000 --budget 500 --pipeline benchmarks/adapters.py:model_free \
         --pipeline benchmarks/adapters.py:with_models
 
-Measured (40 questions; answer_hit at 1000 / 500 tokens; wrong_exposure 1000 / 500):
+Measured (fair call, full metadata, 40 questions per corpus; answer_hit / wrong_exposure at
+500 and 1,000 tokens; ``../shared/bench/matrix.py`` gives every metadata mode):
 
-=====================================================  ===========  ==========
-pipeline                                               answer_hit   wrong
-=====================================================  ===========  ==========
-model_free (default)                                   92% / 78%    4% / 4%
-with_models: MiniLM rerank (fuse 6) + semantic dedup   98% / 90%    8% / 4%
-  + extraction (the defaults of ``assemble``)
--- ablations (measured while tuning; some before semantic_horizon existed) --
-no rerank, semantic dedup + extraction                 98% / 85%    8% / 4%
-rerank by the bi-encoder alone (fuse None)             75% / 60-68% 8% / 8%
-rerank fused, fuse 3 / 10 / 20                         92/88, 98/85, 98/85
-rerank fuse 3, no extraction                           92% / 78%    8% / 8%
-no rerank, extraction on BM25 only (no unit vectors)   95% / 88%    8% / 4%
-=====================================================  ===========  ==========
+=====================================================  ====================  ====================
+pipeline                                               Django @500 / @1000   pytest @500 / @1000
+=====================================================  ====================  ====================
+model_free (default)                                   90/8%, 98/8%          80/0%, 90/5%
+with_models: MiniLM rerank (fuse 6) + semantic dedup   90/8%, 98/8%          80/0%, 92/5%
+-- measured while choosing (benchmarks/README.md, "Two dev corpora side by side") --
+MiniLM + sentence extraction (the old default)         90/4%, 98/8% (before) 55/0%, 70/0% (before),
+                                                                             answer cut 15% / 8%
+rerank fuse 3 / 12 (no extraction)                     88/95, 88/95          75/88, 80/88
+=====================================================  ====================  ====================
 
-dup_share, over_budget and injection_pass are 0% in every row. The MiniLM bi-encoder
-is the very model whose cosine the retriever already used, so as a reranker it adds
-little: on its own it loses 20 points; fused at weight 6 with the relevance stage's
-order it only breaks near-ties (one question at 500 tokens). Most of the gain over the
-model-free pipeline comes from the sentence extraction, which fits more evidence into
-the same budget. fuse=6 was chosen on this dev set: treat that digit with suspicion.
+Answer cut (a kept gold chunk without its answer), duplicates, off-version chunks,
+planted injections and over-budget contexts are 0% in both rows with full metadata.
+The MiniLM bi-encoder is the very model whose cosine the retriever already used, so as a
+reranker it adds little; fused at weight 6 with the relevance order it only breaks
+near-ties, which gained one question on each corpus at 1,000 tokens. Sentence extraction
+(``extract=True``) is opt-in: with MiniLM it cut answers out of kept chunks on pytest.
 """
 
 from __future__ import annotations

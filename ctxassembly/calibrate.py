@@ -336,6 +336,7 @@ class Loco:
     chosen_on: dict[str, Setting]
     default: Setting
     regret: dict[str, float] = field(default_factory=dict)
+    transfer: dict[str, Setting] = field(default_factory=dict)
 
     def table(self) -> str:
         names = self.corpora
@@ -349,11 +350,16 @@ class Loco:
         for name, s in self.chosen_on.items():
             cells = [f"{s.recall[n]:.1%}" + ("" if n == name else " (held out)") for n in names]
             lines.append(f"| {name} | {s.label} | " + " | ".join(cells) + f" | {self.regret.get(name, 0.0):.1%} |")
+        for name, s in self.transfer.items():
+            cells = [f"{s.recall[n]:.1%}" + ("" if n == name else " (held out)") for n in names]
+            lines.append(f"| {name}, ties broken on the other | {s.label} | " + " | ".join(cells) + " | |")
         d = self.default
         lines.append("| **default** | " + d.label + " | " + " | ".join(f"{d.recall[n]:.1%}" for n in names) + " | |")
         lines.append(
-            "(regret: best recall any setting reaches on the held-out corpus minus the choice's; "
-            "the default is the choice that transfers best)"
+            "(regret: the best recall any setting reaches on the held-out corpus minus the choice's. A choice "
+            "on one corpus is its best setting, ties to the simpler; the default is, in each direction, the "
+            "setting best on the choosing corpus that does best on the other; where the directions disagree, "
+            "the simpler of the two)"
         )
         lines += ["", "every setting:", "| weights | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
         for s in sorted(self.settings, key=lambda s: -min(s.recall.values())):
@@ -388,10 +394,10 @@ def loco(
     """Choose the relevance weights on each corpus and measure the choice on the others.
 
     The choice on a corpus is its highest recall, ties broken by the simpler setting
-    (see :attr:`Setting.size`). The returned ``default`` is the
-    per-corpus choice with the smallest held-out regret (the best recall any setting
-    reaches on the corpora it was not chosen on, minus its own there); ties go to the
-    simpler setting.
+    (see :attr:`Setting.size`); its held-out regret is printed. The returned ``default``:
+    in each direction, of the settings best on the choosing corpus (a tie there says
+    nothing), the one that does best on the corpora it was not chosen on; where the
+    directions disagree, the simpler of their picks.
 
     :param corpora: name -> labelled records (at least two corpora).
     :param fuse: rerank fusion weights to try (only with a ``reranker`` in ``options``).
@@ -421,10 +427,17 @@ def loco(
         s = chosen[name]
         return max(best[m] - s.recall[m] for m in corpora if m != name)
 
-    # the default: of the per-corpus choices, the one that transfers best (smallest held-out
-    # regret); where they tie, the simpler one
-    home = min(corpora, key=lambda n: (regret(n), chosen[n].size))
-    return Loco(list(corpora), tuple(budgets), settings, chosen, chosen[home], {n: regret(n) for n in corpora})
+    def transfer(name: str) -> Setting:
+        """Of the settings best on ``name`` (a tie there carries no information), the one
+        that does best on the corpora it was not chosen on; ties: the simpler."""
+        tied = [s for s in settings if s.recall[name] == best[name]]
+        return max(tied, key=lambda s: (mean(s.recall[m] for m in corpora if m != name), -s.size))
+
+    # the default: the setting each direction transfers best; where the directions
+    # disagree, the simpler (more conservative) of their picks
+    picks = {n: transfer(n) for n in corpora}
+    default = min(picks.values(), key=lambda s: (s.size, -mean(s.recall.values())))
+    return Loco(list(corpora), tuple(budgets), settings, chosen, default, {n: regret(n) for n in corpora}, picks)
 
 
 def loco_command(

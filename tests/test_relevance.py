@@ -25,9 +25,10 @@ def test_threshold_drops_below_and_records_it():
 
 def test_lexical_and_order_fuse():
     # order says a then b, lexical says b then the rest: 1/60 + 1/61 each, a tie kept in incoming order
-    out = Relevance().run(scored(), context("retry limit"))
+    out = Relevance(weights={"order": 1, "lexical": 1}).run(scored(), context("retry limit"))
     assert [c.id for c in out][:2] == ["a", "b"]
     assert out[0].score == out[1].score
+    assert Relevance().run(scored(), context("retry limit"))[0].id == "b"  # the default: lexical 2
     out = Relevance(weights={"order": 1, "lexical": 2}).run(scored(), context("retry limit"))
     assert out[0].id == "b"
     assert out[0].meta["retriever_score"] == 0.5

@@ -249,8 +249,7 @@ def test_assembler_wiring_leaves_the_model_free_pipeline_alone():
         "dedup",
         "semantic_dedup",
         "merge",
-        "tables",
-        "extract",
+        "excerpt",
         "select",
         "arrange",
     ]

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 import numpy as np
 
@@ -83,6 +84,7 @@ def _is_heading(text: str) -> bool:
     return False
 
 
+@lru_cache(maxsize=8192)
 def structure(text: str) -> tuple[Block, ...]:
     """The blocks of ``text`` with their owners, headings and first children."""
     spans: list[tuple[int, int]] = []
@@ -183,9 +185,11 @@ def _split_long(text: str, a: int, b: int) -> list[tuple[int, int]]:
 def _is_name(piece: str) -> bool:
     """A one-line block that only names something (a directive line, a term, a field)."""
     line = piece.strip()
-    if "\n" in line or len(line) > 120 or line.endswith((".", ",", ";")):
-        return False
-    return bool(definitions(line + "\n    x").strip()) or bool(_MARK.match(line))
+    if "\n" in line or len(line) > 120 or line.endswith((".", ",", ";", ":", "(", "{", "[")):
+        return bool(_MARK.match(line)) and "\n" not in line  # ".. envvar:: NAME", ":param x:"
+    # a bare term line, read as a definition-list term: no sentence punctuation, no list,
+    # code-prompt or comment marker in front
+    return not line.startswith(("-", "*", "+", ">>>", "#", "$"))
 
 
 class Excerpt:
@@ -225,11 +229,11 @@ class Excerpt:
         # scores are kept for fit(), which select calls on these same chunks.
         large, reach, near = [], 0, []
         for i, c in enumerate(chunks):
-            if reach >= 3 * ctx.budget:
+            if reach >= 2 * ctx.budget:
                 break
             near.append(i)
             size = len(c.text) if len(c.text) <= cap else count(c.text)
-            if size > cap and reach < 2 * ctx.budget:
+            if size > cap:
                 large.append(i)
             reach += min(size, cap)
         trees = {i: structure(chunks[i].text) for i in near}

@@ -4,7 +4,9 @@ The cost of a chunk is the tokens of its *rendered* block (labels and tags inclu
 plus the separator, so the budget is the budget of the text the model reads. A chunk
 that does not fit is skipped and the next one tried (skip, not break): a small chunk
 further down can still fill the space. ``reserve`` keeps tokens back for the rest of
-the prompt (system prompt, question, answer).
+the prompt (system prompt, question, answer). With a ``fit`` function, a chunk that does
+not fit whole is cut to what is left (its best-matching blocks), so a tight budget is not
+left a quarter empty.
 """
 
 from __future__ import annotations
@@ -30,6 +32,11 @@ class Select:
         parts apart lets the body's count be shared with other stages (BPE merges across
         the seams only ever save tokens; the assembler re-checks the rendered total).
     :param cost: ``(chunk, ctx) -> tokens``, replacing the rendered-size cost entirely.
+    :param fit: ``(chunk, tokens, ctx) -> cut chunk | None``: a chunk that does not fit
+        whole is cut to what is left of the budget (the assembler passes
+        :meth:`~ctxassembly.stages.excerpt.Excerpt.fit`); ``None``: whole chunks only.
+    :param fit_tries: at most this many chunks per call are offered to ``fit`` (in rank
+        order): a chunk far down the ranking is not worth a fragment.
     :raises ConfigError: a negative reserve or a cap below 1.
     """
 
@@ -44,6 +51,7 @@ class Select:
         separator_tokens: int = 0,
         cost: Callable[[Chunk, Context], int] | None = None,
         fit: Callable[[Chunk, int, Context], Chunk | None] | None = None,
+        fit_tries: int = 3,
     ) -> None:
         if reserve < 0:
             raise ConfigError(f"reserve must be >= 0 tokens, got {reserve!r}")
@@ -55,11 +63,12 @@ class Select:
         self.separator_tokens = separator_tokens
         self.cost = cost
         self.fit = fit
+        self.fit_tries = fit_tries
 
     def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
         available = ctx.budget - self.reserve - ctx.state.get("layout_tokens", 0)
         per_doc: Counter[str] = Counter()
-        out, used, overflow = [], 0, 0
+        out, used, overflow, tries = [], 0, 0, 0
         # a cheap lower bound on a text's tokens, when the tokenizer has one (tokens.letter_runs)
         at_least: Callable[[str], int] | None = getattr(ctx.count_tokens, "lower_bound", None)
         for candidate in chunks:
@@ -79,7 +88,13 @@ class Select:
                     frame = ctx.count_tokens(head) + ctx.count_tokens(tail) + self.separator_tokens
                     cost = _tokens_within(body, remaining - frame, ctx.count_tokens)
                     cost = None if cost is None else cost + frame
-            if (cost is None or cost > remaining) and self.fit is not None and self.cost is None:
+            if (
+                (cost is None or cost > remaining)
+                and self.fit is not None
+                and self.cost is None
+                and tries < self.fit_tries
+            ):
+                tries += 1
                 fitted = self._fitted(c, remaining, ctx)
                 if fitted is not None:
                     c, cost = fitted

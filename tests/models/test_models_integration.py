@@ -145,9 +145,13 @@ def test_assemble_with_models_end_to_end(minilm):
         {"id": "dup", "text": "The reset link for passwords stays valid for 3 days.", "score": 0.4},
         {"id": "pizza", "text": "Pizza dough needs flour.", "score": 0.3},
     ]
-    res = assemble("How long is the password reset link valid?", cands, budget=300, reranker=minilm, embedder=minilm)
+    q = "How long is the password reset link valid?"
+    res = assemble(q, cands, budget=300, reranker=minilm, embedder=minilm)
     assert "valid for 3 days" in res.text
     assert [d.reason for d in res.report.decisions].count("kept") >= 1
+    assert {"rerank", "semantic_dedup", "excerpt"} <= set(res.report.timings_ms)
+    res = assemble(q, cands, budget=300, reranker=minilm, embedder=minilm, extract=True)
+    assert "valid for 3 days" in res.text
     assert {"rerank", "semantic_dedup", "extract", "tables"} <= set(res.report.timings_ms)
     assert res.report.tokens_after <= 300
 
