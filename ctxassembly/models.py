@@ -316,6 +316,18 @@ class Embedder:
         self.passes = 0  # forward passes (or callable calls) so far
         self.embedded = 0  # texts embedded so far (cache misses)
 
+    def __getstate__(self) -> dict[str, Any]:
+        # Pickled for a worker process: settings and the spec travel; the lock, the cache
+        # and a model loaded from a path or name do not (the worker loads it on first use).
+        state = {**self.__dict__, "_cache": OrderedDict(), "_lock": None}
+        if isinstance(self._spec, str):
+            state["_model"] = None
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
     @property
     def model(self) -> Any:
         """The underlying model, loaded on first access."""

