@@ -18,7 +18,9 @@ places, in order of trust, and says where the version came from:
    version axis even when its spelling is unknown (``42`` for 4.2, ``r7``); and where a
    location holds several version-shaped segments (``/5.2/releases/5.1/``) the first one is
    the version unless the axis says otherwise.
-3. ``title``: a version in the title or the top heading.
+3. ``title``: a version in the title or the top heading, when the same title occurs with
+   another version in the candidate set (a lone "Python 3.12 support" is no version of
+   these docs).
 4. ``text``: the body's own change notes (``versionadded``/``versionchanged``/
    ``versionremoved``/``deprecated`` directives, "New in 5.1", "Changed in version 5.1",
    "Deprecated since 5.1", "As of 5.1"), versions the text names after the question's
@@ -388,9 +390,10 @@ def resolve_all(
                 row.append((key, p[0], p[1]))
         parsed.append(row)
     axes = _axes(entry for row in parsed for entry in row)
+    titled = _title_axis(chunks)
     out: list[Resolved] = []
     for c, (value, key), row in zip(chunks, fields, parsed, strict=True):
-        out.append(_resolve_one(c, value, key, row, axes=axes, text_cues=text_cues, names=tuple(names)))
+        out.append(_resolve_one(c, value, key, row, axes=axes, titled=titled, text_cues=text_cues, names=tuple(names)))
     found = {f"{k}@{h}" if h else k: {str(p): n for p, n in sorted(a.items())} for (k, h), a in axes.items() if a}
     return out, {"axes": found}
 
@@ -402,6 +405,7 @@ def _resolve_one(
     row: list[tuple[str, str, tuple[str, ...]]],
     *,
     axes: dict[tuple[str, str], dict[int, int]],
+    titled: frozenset[str],
     text_cues: bool,
     names: tuple[str, ...],
 ) -> Resolved:
@@ -438,7 +442,7 @@ def _resolve_one(
         return Resolved(canonical(spelling), "path", lkey, spelling, identity, subject=subject)
     document = own_doc or plain_identity or c.doc_id
     for text, tkey in ((c.title, "title"), ((c.section or "").split(" > ")[0], "section")):
-        if text:
+        if text and text in titled:
             found = _title_version(text)
             if found is not None:
                 return Resolved(canonical(found), "title", tkey, found, document or _strip_title(text, found))
@@ -450,6 +454,20 @@ def _resolve_one(
             ceiling = min(future, key=_floor_key) if future else None
             return Resolved(None, "text", "text", floor or ceiling, document, floor, cues, ceiling)
     return Resolved(document=document)
+
+
+def _title_axis(chunks: Sequence[Chunk]) -> frozenset[str]:
+    """Titles (and top headings) whose version is a version of the document: the same
+    title with another version occurs in the set ("Acme 3.1 guide" / "Acme 3.2 guide").
+    A lone "Python 3.12 support" names a version of something else as often as not."""
+    seen: dict[str, dict[str, str]] = {}  # title minus version -> version -> title
+    for c in chunks:
+        for text in (c.title, (c.section or "").split(" > ")[0]):
+            if text:
+                found = _title_version(text)
+                if found is not None:
+                    seen.setdefault(_strip_title(text, found).casefold(), {})[canonical(found)] = text
+    return frozenset(t for variants in seen.values() if len(variants) >= 2 for t in variants.values())
 
 
 def _doc_id_is_location(c: Chunk, row: list[tuple[str, str, tuple[str, ...]]]) -> bool:

@@ -132,10 +132,18 @@ def test_field_first_then_common_keys_and_full_metadata_unchanged():
     assert (b.version, b.source, b.key) == ("4.2.3", "field", "release")
 
 
-def test_title_version_when_nothing_else_has_one():
-    cs = chunks({"id": "a", "text": "t", "title": "Widget 3.1 user guide"})
-    r = resolve_all(cs)[0][0]
-    assert (r.version, r.source, r.document) == ("3.1", "title", "Widget  user guide")
+def test_title_version_when_nothing_else_has_one_and_the_title_varies():
+    cs = chunks(
+        {"id": "a", "text": "t", "title": "Widget 3.1 user guide"},
+        {"id": "b", "text": "u", "title": "Widget 3.2 user guide"},
+        {"id": "c", "text": "v", "title": "Python 3.12 support"},  # alone: another product's version
+    )
+    a, b, c = resolve_all(cs)[0]
+    assert (a.version, a.source, a.document) == ("3.1", "title", "Widget  user guide")
+    assert b.document == a.document
+    assert c.version is None
+    out = VersionFilter().run(cs, context("How do I start?"))
+    assert [x.id for x in out] == ["b", "c"]
 
 
 def test_aliases_are_versions_but_not_numbered_releases():

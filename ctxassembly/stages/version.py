@@ -11,10 +11,16 @@ minus its version segment, else ``doc_id``; chunks without either form one famil
 question that names a version no candidate can be matched to gets a report note.
 
 Text-only candidates carry no version, only change notes that give a *floor* ("New in
-5.1": the text is 5.1 or newer). Against a target, a floor newer than the target marks an
-other-version chunk, and a near-copy of a passage whose note names the target version
-itself, without that note, is another version's copy. Where no evidence decides, the
-copies stay; the dedup stage pairs them as conflicts, kept adjacent.
+5.1": the text is 5.1 or newer) or a *ceiling* ("will be removed in 6.0": it predates
+6.0). Against a target, a floor newer than the target marks an other-version chunk, a
+ceiling at or below it a superseded one, and a near-copy of a passage whose note names
+the target version itself, without that note, is another version's copy. With no version
+named and none anywhere, the newest note that two or more texts carry stands for
+"current" in these rules. Where no evidence decides, the copies stay; the dedup stage
+pairs them as conflicts, kept adjacent.
+
+A chunk whose page path names another version (``.../releases/4.2/`` inside the 5.2
+docs) is about that version, like release notes by their title (below).
 
 Versions compare with :class:`packaging.version.Version`. A string that is not PEP 440
 ("2024.03-lts", "Jan 2023") falls back to a natural key: runs of digits compare as
