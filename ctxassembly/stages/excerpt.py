@@ -41,6 +41,7 @@ _UNDER = re.compile(r"^([=\-~^\"'`#*+:.<>_])\1{2,}\s*$")
 _MD_HEAD = re.compile(r"^\s{0,3}#{1,6}\s+\S")
 _HTML_HEAD = re.compile(r"^\s*<h[1-6]\b", re.IGNORECASE)
 _SPLIT_LINES = 8  # a block of this many lines or more may be split at its shallowest lines
+_SCORED_MAX = 4096  # block-score entries kept for fit() before the cache starts over
 _HEADER_CHARS = 200  # an owner longer than this is prose, not a name: it is not forced in
 _MARK = re.compile(r"^\s*(?:\.\.\s+[\w:.-]+::|:[\w -]+:|>\s*\*\*|\[!\w+\])")
 
@@ -216,7 +217,9 @@ class Excerpt:
         self.max_share = max_share
         self.min_tokens = min_tokens
         self.fit_min = fit_min
-        # (question, chunk text) -> block scores of the last run, read by fit()
+        # (question, chunk text) -> block scores of recent runs, read by fit(); keyed, not
+        # cleared per call, so that calls running at once in threads do not clear each
+        # other's entries (a missing entry only means fit() scores the chunk on its own)
         self._scored: dict[tuple[str, str], np.ndarray] = {}
         self.gap_marker = gap_marker
 
@@ -239,19 +242,22 @@ class Excerpt:
         trees = {i: structure(chunks[i].text) for i in near}
         flat = [chunks[i].text[b.start : b.end] for i in near for b in trees[i]]
         scores = block_scores(flat, ctx.question)
-        self._scored.clear()
+        if len(self._scored) > _SCORED_MAX:
+            self._scored.clear()
         k = 0
+        mine: dict[tuple[str, str], np.ndarray] = {}
         for i in near:
             n = len(trees[i])
-            self._scored[(ctx.question, chunks[i].text)] = scores[k : k + n]
+            mine[(ctx.question, chunks[i].text)] = scores[k : k + n]
             k += n
+        self._scored.update(mine)
         if not large:
             return chunks
         out = list(chunks)
         for i in large:
             tree = trees[i]
             c = chunks[i]
-            s = self._scored[(ctx.question, c.text)]
+            s = mine[(ctx.question, c.text)]
             keep = choose(c.text, tree, s, cap, count)
             if keep is None:
                 continue  # nothing matched and fits: leave the chunk whole for select to judge

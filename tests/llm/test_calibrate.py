@@ -101,3 +101,16 @@ def test_leave_one_corpus_out_prints_both_directions(bench_dir: Path) -> None:
         assert s.recall[name] == result.chosen_on[name].recall[name]  # best on the corpus it was chosen on
     with pytest.raises(ConfigError, match="at least two corpora"):
         loco({"django": corpora["django"]})
+
+
+def test_calibrate_weights_command_prints_both_directions(bench_dir: Path) -> None:
+    runner = CliRunner()
+    files = [str(bench_dir / "data" / name / "questions.jsonl") for name in ("django", "pytest")]
+    res = runner.invoke(app, ["calibrate-weights", *files, "--limit", "2", "--budget", "500"])
+    assert res.exit_code == 0, res.output
+    assert "| django |" in res.output
+    assert "| pytest |" in res.output
+    assert "(held out)" in res.output
+    bad = runner.invoke(app, ["calibrate-weights", files[0]])
+    assert bad.exit_code == 2
+    assert "at least two corpora" in bad.output
