@@ -4,7 +4,6 @@ The URL is a generic one built here (no site of the corpus); the question's vers
 in only when the question names it (the fair call).
 """
 
-import json
 import re
 
 import pytest
@@ -24,9 +23,8 @@ def _as_web_loader(candidate: dict) -> dict:
 
 
 @pytest.mark.parametrize(("corpus", "answered", "exposed"), [("django", 36, 2), ("pytest", 30, 2)])
-def test_versions_from_the_url_alone(bench_dir, corpus, answered, exposed):
-    path = bench_dir / "data" / corpus / "questions.jsonl"
-    records = [json.loads(line) for line in path.read_text().splitlines()]
+def test_versions_from_the_url_alone(dev_data, corpus, answered, exposed):
+    records = dev_data.records(corpus)
     hits = wrongs = 0
     for rec in records:
         target = rec["target_version"] if rec["version_explicit"] else None

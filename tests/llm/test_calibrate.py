@@ -81,13 +81,10 @@ def test_cli(dev_data: DevData, tmp_path: Path) -> None:
     assert "--near must be comma-separated numbers (or 'none'), got 'high'" in bad.output
 
 
-def test_leave_one_corpus_out_prints_both_directions(bench_dir: Path) -> None:
+def test_leave_one_corpus_out_prints_both_directions(dev_data: DevData) -> None:
     from ctxassembly.calibrate import loco
 
-    corpora = {}
-    for name in ("django", "pytest"):
-        with (bench_dir / "data" / name / "questions.jsonl").open(encoding="utf-8") as f:
-            corpora[name] = [json.loads(line) for line in f][:4]
+    corpora = {name: dev_data.records(name)[:4] for name in ("django", "pytest")}
     result = loco(corpora, budgets=(500,), lexical=(0.0, 1.0), define=(0.0, 0.5))
     assert len(result.settings) == 4
     assert set(result.chosen_on) == {"django", "pytest"}
