@@ -452,8 +452,7 @@ def loco_command(
     try:
         corpora: dict[str, list[dict[str, Any]]] = {}
         for path in questions:
-            with path.open(encoding="utf-8") as f:
-                corpora[path.parent.name or path.stem] = [json.loads(ln) for ln in f if ln.strip()][:limit]
+            corpora[path.parent.name or path.stem] = list(read_jsonl(path))[:limit]
         options: dict[str, Any] = {}
         fuse: tuple[float | None, ...] = (None,)
         if encoder is not None:

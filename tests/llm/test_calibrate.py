@@ -100,9 +100,9 @@ def test_leave_one_corpus_out_prints_both_directions(dev_data: DevData) -> None:
         loco({"django": corpora["django"]})
 
 
-def test_calibrate_weights_command_prints_both_directions(bench_dir: Path) -> None:
+def test_calibrate_weights_command_prints_both_directions(dev_data: DevData) -> None:
     runner = CliRunner()
-    files = [str(bench_dir / "data" / name / "questions.jsonl") for name in ("django", "pytest")]
+    files = [str(dev_data.path(name)) for name in ("django", "pytest")]
     res = runner.invoke(app, ["calibrate-weights", *files, "--limit", "2", "--budget", "500"])
     assert res.exit_code == 0, res.output
     assert "| django |" in res.output
