@@ -107,7 +107,9 @@ def test_adjacent_chunks_merge_and_keep_the_best_parts_id() -> None:
         Document(id="p2", page_content=b, metadata={"source": "5.2.txt", "start_index": len(a), "version": "5.2"}),
         Document(id="p1", page_content=a, metadata={"source": "5.2.txt", "start_index": 0, "version": "5.2"}),
     ]
-    (out,) = ContextAssemblyCompressor(budget=300).compress_documents(docs, "composite primary keys")
+    # ranked by the incoming order alone, so that "best-ranked" is "first in the input"
+    compressor = ContextAssemblyCompressor(budget=300, options={"weights": {"order": 1.0}})
+    (out,) = compressor.compress_documents(docs, "composite primary keys")
     facts = out.metadata["ctxassembly"]
     assert out.page_content == a + b
     assert out.id == facts["chunk_id"] == "p2"  # the best-ranked part (first in the input) names the merge
