@@ -177,9 +177,13 @@ def _db_nodes() -> list[NodeWithScore]:
     return scored((first, 0.9), (second, 0.7))
 
 
+# ranked by the incoming order alone, so that the merge is named by the first node given
+BY_ORDER = {"weights": {"order": 1.0}}
+
+
 def test_merges_adjacent_nodes_into_one_copy() -> None:
     nodes = _db_nodes()
-    out = ContextAssemblyPostprocessor(budget=500).postprocess_nodes(nodes, query_str=Q)
+    out = ContextAssemblyPostprocessor(budget=500, options=BY_ORDER).postprocess_nodes(nodes, query_str=Q)
     assert len(out) == 1
     merged = out[0].node
     assert merged.node_id == "db#0"
@@ -220,7 +224,7 @@ def test_index_node_object_is_shared_not_cloned() -> None:
 
 
 def test_internal_keys_hidden_from_llm_and_embedding_views() -> None:
-    out = ContextAssemblyPostprocessor(budget=500).postprocess_nodes(_db_nodes(), query_str=Q)
+    out = ContextAssemblyPostprocessor(budget=500, options=BY_ORDER).postprocess_nodes(_db_nodes(), query_str=Q)
     node = out[0].node
     llm, embed = node.get_content(metadata_mode=MetadataMode.LLM), node.get_content(metadata_mode=MetadataMode.EMBED)
     assert llm.startswith("title: Databases\nsection: Databases\nversion: 4.2\nstatus: current\n\nDjango supports")
@@ -288,7 +292,7 @@ def test_target_version_field_wins_over_the_question() -> None:
 
 
 async def test_async_path_matches_sync_and_fires_the_event(collector: Collect) -> None:
-    pp = ContextAssemblyPostprocessor(budget=500)
+    pp = ContextAssemblyPostprocessor(budget=500, options=BY_ORDER)
     sync = pp.postprocess_nodes(_db_nodes(), query_str=Q)
     asyn = await pp.apostprocess_nodes(_db_nodes(), query_str=Q)
     assert [n.model_dump() for n in asyn] == [n.model_dump() for n in sync]
