@@ -388,12 +388,16 @@ class VersionFilter:
         for j, r in enumerate(resolved):
             if r.version is not None or j in anchor_ids or any(same_version(c, target) for c in r.cues):
                 continue
-            sj = shingles(chunks[j].text)
+            text = chunks[j].text
+            sj: frozenset[int] | None = None  # shingled only when some anchor's length allows
             for i, cue, at in anchors:
                 a = chunks[i].text
-                if normalize(a) == normalize(chunks[j].text):
+                if min(len(a), len(text)) < 0.4 * max(len(a), len(text)):
+                    continue  # lengths this far apart cannot share half their shingles
+                if normalize(a) == normalize(text):
                     continue
-                if jaccard(shingles(a), sj) >= 0.5 and _covers_without(a, at, chunks[j].text):
+                sj = shingles(text) if sj is None else sj
+                if jaccard(shingles(a), sj, 0.5) >= 0.5 and _covers_without(a, at, text):
                     out[j] = (cue, chunks[i].id)
                     break
         return out
