@@ -66,7 +66,9 @@ def spread(n_docs: int, positions: int | Sequence[int] | None) -> list[int]:
     """
     if positions is None:
         return list(range(n_docs))
-    if isinstance(positions, int) and not isinstance(positions, bool):
+    if isinstance(positions, bool):
+        raise ConfigError(f"positions must be an int or a sequence of ints, got {positions!r}")
+    if isinstance(positions, int):
         check_positive("positions", positions)
         if positions == 1 or n_docs == 1:
             return [0]

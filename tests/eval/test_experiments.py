@@ -53,7 +53,12 @@ def test_spread() -> None:
 
 
 @pytest.mark.parametrize(
-    ("positions", "match"), [([5], r"positions must be ints in 0\.\.4"), (0, "positions must be a positive int")]
+    ("positions", "match"),
+    [
+        ([5], r"positions must be ints in 0\.\.4"),
+        (0, "positions must be a positive int"),
+        (True, "positions must be an int or a sequence of ints, got True"),
+    ],
 )
 def test_spread_errors(positions: object, match: str) -> None:
     with pytest.raises(ConfigError, match=match):
