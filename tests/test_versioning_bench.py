@@ -22,10 +22,12 @@ def _as_web_loader(candidate: dict) -> dict:
     return {"id": candidate["id"], "text": candidate["text"], "title": candidate["title"], "source": url}
 
 
-@pytest.mark.parametrize(("corpus", "answered", "exposed"), [("django", 36, 2), ("pytest", 30, 2)])
-def test_versions_from_the_url_alone(dev_data, corpus, answered, exposed):
+@pytest.mark.parametrize(
+    ("corpus", "answered", "exposed", "off_version"), [("django", 36, 2, 1), ("pytest", 30, 2, 0)]
+)
+def test_versions_from_the_url_alone(dev_data, corpus, answered, exposed, off_version):
     records = dev_data.records(corpus)
-    hits = wrongs = 0
+    hits = wrongs = off = 0
     for rec in records:
         target = rec["target_version"] if rec["version_explicit"] else None
         res = assemble(
@@ -34,7 +36,12 @@ def test_versions_from_the_url_alone(dev_data, corpus, answered, exposed):
         text = _ws(res.text)
         hits += all(_ws(a) in text for a in rec["answer"])
         wrongs += any(_ws(w) in text for w in rec["wrong"])
-        assert {c.version for c in res.chunks} <= {rec["target_version"]}  # no other version kept
+        # another version's chunk is kept only as the latest of a page retrieved in no newer
+        # version (latest per document): one Django question has such a page
+        other = [c for c in res.chunks if c.version != rec["target_version"]]
+        off += bool(other)
+        assert all(c.meta["status"] == "current" for c in other)
         assert all(c.meta["version_from"] == "path" for c in res.chunks)
     assert hits >= answered
     assert wrongs <= exposed
+    assert off <= off_version
