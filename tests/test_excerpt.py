@@ -125,3 +125,42 @@ def test_prose_and_tables_are_not_split() -> None:
     assert len(structure(prose)) == 1
     table = "\n".join(["+----+----+", *[f"| a{i} | b{i} |\n+----+----+" for i in range(6)]])
     assert len(structure(table)) == 1
+
+
+# A changelog entry: a long list item (prose, not a name) and its indented continuation.
+CHANGELOG = (
+    "Removals\n--------\n\n"
+    "- #101: The ``indirect``, ``ids`` and ``scope`` arguments of ``parametrize()`` are now keyword-only; "
+    "passing them by position raises a ``TypeError`` that names the argument, and the type annotations "
+    "have always declared them so.\n\n"
+    "  Passing them positionally was a common source of confusing errors, e.g. a tuple of values landed in "
+    "``indirect`` and failed with an unrelated message much later; such mistakes now fail at once, at the "
+    "call, with an understandable error that names the argument and the position it was given in.\n\n"
+    "- #102: Something else entirely was removed from the command line options of the runner.\n"
+)
+
+
+def test_a_long_item_is_kept_without_its_continuation_when_both_do_not_fit() -> None:
+    ctx = context("Can the indirect, ids and scope arguments of parametrize still be passed positionally?")
+    c = chunks(("a", CHANGELOG))[0]
+    item = ctx.count_tokens(CHANGELOG.split("\n\n")[1])
+    cut = Excerpt().fit(c, item + 25, ctx)  # room for the item, not for item and continuation
+    assert cut is not None
+    assert "are now keyword-only" in cut.text  # the item that answers, not its continuation alone
+
+
+def test_fit_declines_a_fragment_without_the_best_matching_block() -> None:
+    ctx = context("Which Python versions does release 5.2 support?")
+    table = "\n".join(f"{v}            3.10, 3.11, 3.12, 3.13 (added in {v}.8)" for v in ("4.2", "5.0", "5.1", "5.2"))
+    text = (
+        "What Python version can I use?\n==============================\n\n"
+        f"============== ===============\nRelease        Python versions\n============== ===============\n{table}\n"
+        "============== ===============\n\n"
+        "You can find the latest supported micro version for each series on the download page.\n"
+    )
+    c = chunks(("a", text))[0]
+    # 80 tokens hold the heading and the last paragraph, not the table that answers
+    assert Excerpt().fit(c, 80, ctx) is None
+    with_table = Excerpt().fit(c, 160, ctx)
+    assert with_table is not None
+    assert "3.13 (added in 5.2.8)" in with_table.text

@@ -272,8 +272,8 @@ class Excerpt:
 
     def fit(self, chunk: Chunk, limit: int, ctx: Context) -> Chunk | None:
         """``chunk`` cut to its best blocks within ``limit`` tokens of text, or ``None`` when
-        no block that matches the question fits (select calls this for a chunk that does
-        not fit whole in what is left of the budget)."""
+        the block that matches the question best does not fit (select calls this for a
+        chunk that does not fit whole in what is left of the budget)."""
         if limit < self.fit_min:
             return None
         tree = structure(chunk.text)
@@ -283,7 +283,16 @@ class Excerpt:
         if not scores.size or scores.max() <= 0:
             return None
         keep = choose(chunk.text, tree, scores, limit, ctx.count_tokens)
+        # A fragment without the block that matches the question best is the chunk's
+        # periphery: it would spend the rest of the budget on what the chunk is not about.
+        # Where that block alone is larger than the room left, the name it defines (its
+        # label line) stands for it.
         if keep is None:
+            return None
+        best = tree[int(np.argmax(scores))]
+        if int(np.argmax(scores)) not in keep and not (
+            best.label in keep and ctx.count_tokens(chunk.text[best.start : best.end]) > limit
+        ):
             return None
         text = self.write(chunk.text, tree, keep)
         ctx.report.note(
@@ -365,7 +374,10 @@ def _with_owners(tree: Sequence[Block], j: int, text: str) -> set[int]:
     owns blocks, its first child (the value of the name)."""
     group = {j}
     b = tree[j]
-    for x in (b.first_child, b.label, b.value):
+    # a short block is a name and its first child its value; a long one is prose whose
+    # first child only goes on with it (it may stay behind when the budget is short)
+    first = b.first_child if b.end - b.start <= _HEADER_CHARS else None
+    for x in (first, b.label, b.value):
         if x is not None:
             group.add(x)
     o = b.owner
