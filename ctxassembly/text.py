@@ -18,6 +18,7 @@ __all__ = [
     "normalize",
     "shingles",
     "text_classes",
+    "with_gaps",
     "words",
 ]
 
@@ -75,6 +76,21 @@ def text_classes(texts: Sequence[str]) -> list[int]:
             exact[norm] = len(first) + len(exact) - len(opened)
         out.append(exact[norm])
     return out
+
+
+def with_gaps(text: str, spans: Sequence[Sequence[int]], marker: str) -> str:
+    """The ``(start, end)`` slices of ``text`` verbatim, in order, a ``marker`` standing for
+    each stretch of non-blank text left out between, before or after them."""
+    pieces = []
+    if text[: spans[0][0]].strip():
+        pieces.append(marker)
+    for n, (a, b) in enumerate(spans):
+        if n:
+            pieces.append(marker)
+        pieces.append(text[a:b])
+    if text[spans[-1][1] :].strip():
+        pieces.append(marker)
+    return "\n\n".join(pieces)
 
 
 def words(text: str) -> list[str]:

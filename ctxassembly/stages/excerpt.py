@@ -32,7 +32,7 @@ import numpy as np
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
 from ctxassembly.stages.base import Context
-from ctxassembly.text import Lexical, definitions
+from ctxassembly.text import Lexical, definitions, with_gaps
 
 __all__ = ["Block", "Excerpt", "blocks", "structure"]
 
@@ -320,16 +320,7 @@ class Excerpt:
                 spans[-1][1] = blk.end
             else:
                 spans.append([blk.start, blk.end])
-        pieces = []
-        if text[: spans[0][0]].strip():
-            pieces.append(self.gap_marker)
-        for n, (a, b) in enumerate(spans):
-            if n:
-                pieces.append(self.gap_marker)
-            pieces.append(text[a:b])
-        if text[spans[-1][1] :].strip():
-            pieces.append(self.gap_marker)
-        return "\n\n".join(pieces)
+        return with_gaps(text, spans, self.gap_marker)
 
 
 def block_scores(texts: Sequence[str], question: str) -> np.ndarray:

@@ -40,7 +40,7 @@ from ctxassembly.errors import ConfigError, MissingExtraError
 from ctxassembly.models import embedder_for
 from ctxassembly.stages.base import Context
 from ctxassembly.stages.tables import find_tables
-from ctxassembly.text import Lexical
+from ctxassembly.text import Lexical, with_gaps
 
 __all__ = ["Extract", "Unit", "carries_condition", "clip", "in_context", "segment", "sentences"]
 
@@ -538,16 +538,7 @@ class Extract:
                 spans[-1][1] = u.end
             else:
                 spans.append([u.start, u.end])
-        pieces = []
-        if text[: spans[0][0]].strip():
-            pieces.append(self.gap_marker)
-        for n, (a, b) in enumerate(spans):
-            if n:
-                pieces.append(self.gap_marker)
-            pieces.append(text[a:b])
-        if text[spans[-1][1] :].strip():
-            pieces.append(self.gap_marker)
-        return "\n\n".join(pieces), tuple((a, b) for a, b in spans)
+        return with_gaps(text, spans, self.gap_marker), tuple((a, b) for a, b in spans)
 
 
 def _ends_thought(text: str, unit: Unit) -> bool:
