@@ -261,13 +261,7 @@ class Excerpt:
             keep = choose(c.text, tree, s, cap, count)
             if keep is None:
                 continue  # nothing matched and fits: leave the chunk whole for select to judge
-            text = self.write(c.text, tree, keep)
-            ctx.report.note(
-                self.name, "excerpted", id=c.id, index=c.index, tokens_before=count(c.text), tokens_after=count(text)
-            )
-            out[i] = replace(
-                c, text=text, meta=c.meta.updated(excerpt=True, source_span=(c.start, c.end)), start=None, end=None
-            )
+            out[i] = self._cut(c, self.write(c.text, tree, keep), ctx, "excerpted")
         return out
 
     def fit(self, chunk: Chunk, limit: int, ctx: Context) -> Chunk | None:
@@ -289,27 +283,21 @@ class Excerpt:
         # label line) stands for it.
         if keep is None:
             return None
-        best = tree[int(np.argmax(scores))]
-        if int(np.argmax(scores)) not in keep and not (
-            best.label in keep and ctx.count_tokens(chunk.text[best.start : best.end]) > limit
-        ):
+        top = int(np.argmax(scores))
+        best = tree[top]
+        if top not in keep and not (best.label in keep and ctx.count_tokens(chunk.text[best.start : best.end]) > limit):
             return None
-        text = self.write(chunk.text, tree, keep)
+        return self._cut(chunk, self.write(chunk.text, tree, keep), ctx, "fitted")
+
+    def _cut(self, chunk: Chunk, text: str, ctx: Context, event: str) -> Chunk:
+        """``chunk`` with ``text`` in place of its own, the cut noted in the report; the
+        offsets go to ``meta["source_span"]`` (kept from an earlier cut)."""
+        count = ctx.count_tokens
         ctx.report.note(
-            self.name,
-            "fitted",
-            id=chunk.id,
-            index=chunk.index,
-            tokens_before=ctx.count_tokens(chunk.text),
-            tokens_after=ctx.count_tokens(text),
+            self.name, event, id=chunk.id, index=chunk.index, tokens_before=count(chunk.text), tokens_after=count(text)
         )
-        return replace(
-            chunk,
-            text=text,
-            meta=chunk.meta.updated(excerpt=True, source_span=chunk.meta.get("source_span", (chunk.start, chunk.end))),
-            start=None,
-            end=None,
-        )
+        span = chunk.meta.get("source_span", (chunk.start, chunk.end))
+        return replace(chunk, text=text, meta=chunk.meta.updated(excerpt=True, source_span=span), start=None, end=None)
 
     def write(self, text: str, tree: Sequence[Block], keep: list[int]) -> str:
         """The kept blocks verbatim in reading order; text between contiguous blocks kept."""
