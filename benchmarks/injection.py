@@ -28,18 +28,16 @@ them, that no rule was written from (until it was measured).
 from __future__ import annotations
 
 import argparse
-import gzip
-import json
-import lzma
 import re
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.injection import CLASSES, find_injections
+from ctxassembly.jsonl import read_jsonl
 from ctxassembly.report import Report
 from ctxassembly.stages.base import Context
 from ctxassembly.stages.safety import Safety
@@ -49,18 +47,7 @@ ROOT = Path(__file__).resolve().parents[1]
 REDTEAM = ROOT / "tests" / "data" / "redteam.jsonl"
 BENIGN = ROOT / "tests" / "data" / "benign.jsonl"
 HOSTS = ROOT / "ctxassembly" / "data" / "django_demo.jsonl"
-DEV = [
-    ROOT / "benchmarks" / "data" / name / "corpus.jsonl.xz" for name in ("django", "pytest")
-]  # the vendored copies; the shared ones below until they land
-SHARED = [ROOT.parent / "shared" / "bench" / "data" / name / "corpus.jsonl" for name in ("django", "pytest")]
-
-
-def read_jsonl(path: Path) -> Iterator[dict[str, object]]:
-    opener = {".xz": lzma.open, ".gz": gzip.open}.get(path.suffix, open)
-    with opener(path, "rt", encoding="utf-8") as f:  # type: ignore[operator]
-        for line in f:
-            if line.strip():
-                yield json.loads(line)
+DEV = [ROOT / "benchmarks" / "data" / name / "corpus.jsonl.xz" for name in ("django", "pytest")]  # vendored
 
 
 def _as_comment(payload: str) -> str:
@@ -205,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     for b in wrong:
         print(f"  flagged: {b['near']}: {b['text'][:100]!r}")
 
-    corpora: list[Path | None] = list(args.corpus or [d if d.exists() else s for d, s in zip(DEV, SHARED, strict=True)])
+    corpora: list[Path | None] = list(args.corpus or DEV)
     if args.installed:
         corpora.append(None)
     print("\nfalse positives (chunks with anything flagged), by class")
