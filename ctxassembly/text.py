@@ -318,6 +318,8 @@ _LEAD_NAME = re.compile(
     r"^\s*(?:[*\-+•]\s+|\d{1,3}[.)]\s+)?(``?[^`\n]{1,80}``?|\*\*[^*\n]{1,80}\*\*)\s*(?:[:=\u2013\u2014-]|\(|$)"
 )
 _PIPE_ROW = re.compile(r"^\s*\|?\s*([^|\n]{1,80}?)\s*\|")
+_UNDERLINE_CHARS = frozenset("=-~^\"'`#*+:.<>_")  # "" (no next line) is not in it
+_LEAD_CHARS = frozenset("*-+•`")
 
 
 @lru_cache(maxsize=16384)
@@ -330,18 +332,26 @@ def definitions(text: str) -> str:
         if not s or len(s) > 200:
             continue
         nxt = lines[i + 1] if i + 1 < len(lines) else ""
-        if _HEAD_UNDERLINE.match(nxt.strip()) and not _HEAD_UNDERLINE.match(s) and len(nxt.strip()) >= len(s) - 2:
+        under = nxt.strip()
+        # each pattern is tried only where its first character stands (most lines are prose)
+        if (
+            under[:1] in _UNDERLINE_CHARS
+            and _HEAD_UNDERLINE.match(under)
+            and not _HEAD_UNDERLINE.match(s)
+            and len(under) >= len(s) - 2
+        ):
             out.append(s)
             continue
-        m = _MD_HEAD.match(line) or _DIRECTIVE_ARG.match(line)
-        if m:
-            out.append(m.group(1))
-            continue
-        m = _FIELD.match(line)
-        if m:
-            out.append(m.group(1))
-            continue
-        m = _LEAD_NAME.match(line)
+        first = s[0]
+        m = None
+        if first == "#":
+            m = _MD_HEAD.match(line)
+        elif first == ".":
+            m = _DIRECTIVE_ARG.match(line)
+        elif first == ":":
+            m = _FIELD.match(line)
+        if m is None and (first in _LEAD_CHARS or first.isdigit()):
+            m = _LEAD_NAME.match(line)
         if m:
             out.append(m.group(1))
             continue
