@@ -49,31 +49,65 @@ class Assembled:
         return prompt(self.text, self.question, instructions)
 
 
-def to_chunks(items: Iterable[Chunk | Mapping[str, Any]]) -> list[Chunk]:
+def to_chunks(items: Iterable[Chunk | Mapping[str, Any]], report: Report | None = None) -> list[Chunk]:
     """Validate and index the caller's candidates (never mutating them).
 
-    :raises ChunkError: an item that is neither a Chunk nor a mapping, or a bad field.
+    With a ``report``, one malformed candidate does not fail the call: it gets the fate
+    ``input``/``invalid`` (the field and the message in the detail) and the others go on;
+    a label value coerced to a string (a number, a path, a date, a one-item list) is noted
+    (``input``/``coerced``). Without one, the first malformed candidate raises.
+
+    :raises ChunkError: ``items`` is a single chunk, mapping or string rather than a
+        sequence of them; without a report, also an item that is neither a Chunk nor a
+        mapping, or a bad field.
     """
     if isinstance(items, (str, bytes, Mapping)):
         raise ChunkError(
             f"expected an iterable of chunks, got a single {type(items).__name__}", field="chunks", chunk="<all>"
         )
+    if not isinstance(items, Iterable):
+        raise ChunkError(f"expected an iterable of chunks, got {type(items).__name__}", field="chunks", chunk="<all>")
     out = []
     from_dict = Chunk.from_dict
     for i, item in enumerate(items):
-        if type(item) is dict:  # the common case first: the ABC check below costs more than the build
-            out.append(from_dict(item, index=i))
-        elif isinstance(item, Chunk):
-            if not isinstance(item.text, str):
-                raise ChunkError(f"expected str, got {type(item.text).__name__}", field="text", chunk=repr(item.id))
-            out.append(item.evolve(index=i))
-        elif isinstance(item, Mapping):
-            out.append(Chunk.from_dict(item, index=i))
-        else:
-            raise ChunkError(
-                f"expected a Chunk or a mapping, got {type(item).__name__}", field="<chunk>", chunk=f"at index {i}"
-            )
+        try:
+            if type(item) is dict:  # the common case first: the ABC check below costs more than the build
+                c = from_dict(item, index=i)
+            elif isinstance(item, Chunk):
+                if not isinstance(item.text, str):
+                    raise ChunkError(
+                        f"expected str, got {type(item.text).__name__}", field="text", chunk=repr(item.id)
+                    )
+                c = item.evolve(index=i)
+            elif isinstance(item, Mapping):
+                c = Chunk.from_dict(item, index=i)
+            else:
+                raise ChunkError(
+                    f"expected a Chunk or a mapping, got {type(item).__name__}", field="<chunk>", chunk=f"at index {i}"
+                )
+        except ChunkError as e:
+            if report is None:
+                raise
+            raw_id = item.get("id") if isinstance(item, Mapping) else getattr(item, "id", None)
+            cid = raw_id if isinstance(raw_id, str) else f"#{i}"
+            report.drop_index(i, cid, "input", "invalid", field=e.field, error=str(e))
+            continue
+        if report is not None and isinstance(item, Mapping):
+            for name in _LABEL_FIELDS:
+                raw = item.get(name)
+                if raw is not None and type(raw) is not str:
+                    report.note("input", "coerced", id=c.id, index=i, field=name, got=type(raw).__name__)
+        out.append(c)
     return out
+
+
+_LABEL_FIELDS = ("id", "doc_id", "title", "section", "version", "date")
+
+
+def _listed(chunks: object) -> list[Any]:
+    if not isinstance(chunks, Iterable):
+        raise ChunkError(f"expected an iterable of chunks, got {type(chunks).__name__}", field="chunks", chunk="<all>")
+    return list(chunks)
 
 
 class Assembler:
@@ -240,7 +274,8 @@ class Assembler:
         """Assemble ``chunks`` for ``question`` within ``budget`` tokens.
 
         :raises ConfigError: a bad budget, question or version.
-        :raises ChunkError: a malformed chunk (the message names the field and chunk).
+        :raises ChunkError: ``chunks`` is not a sequence of chunks. One malformed chunk is no
+            error: it gets the fate ``invalid`` (field and message in the detail).
         """
         if not isinstance(question, str):
             raise ConfigError(f"question must be a str, got {type(question).__name__}")
@@ -250,8 +285,11 @@ class Assembler:
             raise ConfigError(f"target_version must be a non-empty str or None, got {target_version!r}")
         if isinstance(principals, str):
             raise ConfigError(f"principals must be a collection of strings, got the string {principals!r}")
-        items = to_chunks(chunks)
+        # one pass over the caller's candidates, whatever iterable they came in
+        given = chunks if isinstance(chunks, (Sequence, str, bytes, Mapping)) else _listed(chunks)
         report = Report(question=question, budget=budget, target_version=target_version)
+        items = to_chunks(given, report)
+        n_inputs = len(given)
         report._inputs, report._count = tuple(items), self.count_tokens
         _note_id_conflicts(items, report)
         ctx = Context(
@@ -264,7 +302,7 @@ class Assembler:
         )
         current = self._stages(items, ctx)
         final, text = self._fit(current, ctx)
-        report.finish(final, len(items))
+        report.finish(final, n_inputs)
         report.tokens_after = self.count_tokens(text) if final else 0
         top = [i for i, c in enumerate(final) if c.meta.get("relevance_rank") == 0]
         report.top_ranked_position = top[0] if top else None
@@ -366,7 +404,7 @@ def assemble(
     Assemblers are cached per hashable option set, so repeated calls pay set-up once.
 
     :raises ConfigError: an unknown option or a bad value (the message lists valid ones).
-    :raises ChunkError: a malformed chunk.
+    :raises ChunkError: ``chunks`` is not a sequence of chunks (one malformed chunk is a decision).
     """
     principals = options.pop("principals", None)
     try:

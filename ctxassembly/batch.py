@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Literal, get_args
 
-from ctxassembly.assembler import Assembled, Assembler, to_chunks
+from ctxassembly.assembler import Assembled, Assembler
 from ctxassembly.errors import ConfigError, MissingExtraError
 from ctxassembly.tokens import get_counter
 
@@ -103,15 +103,12 @@ def assemble_many(
         that each worker loads it itself.
     :raises ConfigError: a bad engine, budget, batch size or item; a bad option.
     :raises MissingExtraError: ``engine="ray"`` without Ray Data installed.
-    :raises ChunkError: a malformed candidate (checked before any work is shipped to Ray).
     """
     chosen = parse_engine(engine)
     _check(budget, batch_size)
     work = [_item(obj, i) for i, obj in enumerate(items)]
     if chosen == "local":
         return _Worker(budget, options).run(work)
-    for _, candidates, _ in work:  # a malformed chunk fails here, named, not inside a worker
-        to_chunks(candidates)
     return _ray(work, budget=budget, batch_size=batch_size, concurrency=concurrency, num_cpus=num_cpus, options=options)
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import datetime
 import math
+import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -211,10 +213,19 @@ def _where(data: object, index: int | None) -> str:
 
 
 def _check_str(name: str, value: object, chunk_id: str) -> str:
-    if name == "version" and isinstance(value, (int, float)) and not isinstance(value, bool):
-        return str(value)  # a YAML/JSON 5.1 arrives as a float; its string is meant
+    """A label field's string, coerced where the intent is clear: a number (a YAML/JSON 5.1
+    arrives as a float; an id or a year as an int), a path, a date, a one-item list."""
     if isinstance(value, str):
         return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    path = os.fspath(value) if isinstance(value, os.PathLike) else None
+    if isinstance(path, str):
+        return path
+    if isinstance(value, (datetime.date, datetime.datetime)):
+        return value.isoformat()
+    if isinstance(value, (list, tuple)) and len(value) == 1 and isinstance(value[0], str):
+        return value[0]
     raise ChunkError(f"expected str or None, got {type(value).__name__} {value!r}", field=name, chunk=repr(chunk_id))
 
 

@@ -1,6 +1,9 @@
 import asyncio
 import copy
+import datetime
 import json
+import re
+from pathlib import Path
 
 import pytest
 
@@ -99,15 +102,46 @@ def test_bad_calls(kwargs, error, match):
 @pytest.mark.parametrize(
     ("items", "match"),
     [
-        ([{"id": "a", "text": None}], "chunk 'a': field 'text'"),
-        ([{"id": "a", "text": "x"}, 3], "chunk at index 1"),
         ({"id": "a", "text": "x"}, "got a single dict"),
         ("text", "got a single str"),
+        (7, "expected an iterable of chunks, got int"),
     ],
 )
-def test_bad_chunks(items, match):
+def test_candidates_that_are_not_a_sequence_are_a_wrong_call(items, match):
     with pytest.raises(ChunkError, match=match):
         assemble("q", items, budget=100)
+
+
+@pytest.mark.parametrize(
+    ("items", "index", "cid", "field", "match"),
+    [
+        ([{"id": "a", "text": None}, {"id": "ok", "text": "x"}], 0, "a", "text", "chunk 'a': field 'text'"),
+        ([{"id": "ok", "text": "x"}, 3], 1, "#1", "<chunk>", "chunk at index 1"),
+    ],
+)
+def test_one_bad_chunk_is_a_decision_and_the_call_goes_on(items, index, cid, field, match):
+    result = assemble("q", items, budget=100)
+    bad = result.report.fate(index)
+    assert (bad.id, bad.stage, bad.reason, bad.detail["field"]) == (cid, "input", "invalid", field)
+    assert re.search(match, bad.detail["error"])
+    assert [c.id for c in result.chunks] == ["ok"]
+
+
+def test_label_values_are_coerced_where_the_intent_is_clear():
+    odd = {
+        "id": 42,
+        "text": "Retry limit is 5.",
+        "doc_id": Path("docs/retry.md"),
+        "title": 2024,
+        "version": ["3.3"],
+        "date": datetime.date(2024, 5, 1),
+    }
+    result = assemble("retry limit?", [odd], budget=200)
+    (c,) = result.chunks
+    assert (c.id, c.doc_id, c.title, c.version, c.date) == ("42", "docs/retry.md", "2024", "3.3", "2024-05-01")
+    coerced = {n["field"]: n["got"] for n in result.report.notes if n["event"] == "coerced"}
+    assert coerced == {"id": "int", "doc_id": "PosixPath", "title": "int", "version": "list", "date": "date"}
+    assert odd["doc_id"] == Path("docs/retry.md")  # the caller's dict is untouched
 
 
 def test_question_must_be_a_string():

@@ -58,7 +58,7 @@ def test_the_bundled_corpus_loads_line_by_line():
         ({"id": "a", "text": "x", "score": "high"}, "score", "'a'"),
         ({"id": "a", "text": "x", "score": math.nan}, "score", "'a'"),
         ({"id": "a", "text": "x", "score": math.inf}, "score", "'a'"),
-        ({"id": "a", "text": "x", "title": 3}, "title", "'a'"),
+        ({"id": "a", "text": "x", "title": {"en": "T"}}, "title", "'a'"),
         ({"id": "a", "text": "x", "start": -1}, "start", "'a'"),
         ({"id": "a", "text": "x", "start": 5, "end": 2}, "end", "'a'"),
         ({"id": "a", "text": "x", "meta": [1]}, "meta", "'a'"),

@@ -34,10 +34,13 @@ def test_assemble_jsonl_to_xml_and_errors(tmp_path):
     assert "3.1" not in r.output
     assert runner.invoke(app, ["assemble", str(f)]).exit_code != 0  # no question
     bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"id": "a", "text": 5}\n')
-    r = runner.invoke(app, ["assemble", str(bad), "-q", "x"])
-    assert r.exit_code == 2
-    assert "field 'text'" in r.output
+    bad.write_text('{"id": "a", "text": 5}\n{"id": "b", "text": "fine"}\n')
+    r = runner.invoke(app, ["assemble", str(bad), "-q", "x", "--format", "json"])
+    assert r.exit_code == 0, r.output  # one odd chunk is a decision, not a failed call
+    decisions = json.loads(r.output)["report"]["decisions"]
+    assert decisions[0]["reason"] == "invalid"
+    assert "field 'text'" in decisions[0]["detail"]["error"]
+    assert decisions[1]["reason"] == "kept"
 
 
 def test_demo_runs_on_the_bundled_corpus():

@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from ctxassembly import Assembler, ChunkError, ConfigError, assemble
+from ctxassembly.assembler import to_chunks
 from ctxassembly.tokens import get_counter
 
 pytestmark = pytest.mark.unit
@@ -27,14 +28,19 @@ def records(dev_data):
         ({"id": "x", "text": b"bytes"}, "text"),
         ({"id": "x", "text": "t", "score": math.nan}, "score"),
         ({"id": "x", "text": "t", "score": -math.inf}, "score"),
-        ({"id": "x", "text": "t", "date": 20240101}, "date"),
+        ({"id": "x", "text": "t", "date": {"year": 2024}}, "date"),
         ({"id": "x", "text": "t", "meta": {("nested",): 1}}, "meta"),
     ],
 )
-def test_bad_chunks_name_field_and_chunk_among_good_ones(bad, field):
+def test_a_bad_chunk_among_good_ones_is_dropped_naming_field_and_chunk(bad, field):
     good = {"id": "ok", "text": "fine"}
+    result = assemble("q", [good, bad, {"id": "ok2", "text": "also fine"}], budget=100)
+    fate = result.report.fate(1)
+    assert (fate.id, fate.stage, fate.reason, fate.detail["field"]) == ("x", "input", "invalid", field)
+    assert f"chunk 'x': field '{field}'" in fate.detail["error"]
+    assert sorted(c.id for c in result.chunks) == ["ok", "ok2"]
     with pytest.raises(ChunkError, match=rf"chunk 'x': field '{field}'"):
-        assemble("q", [good, bad, good], budget=100)
+        to_chunks([good, bad])  # the strict utility still raises
 
 
 def test_decisions_instead_of_errors_where_the_input_is_legal_but_odd():

@@ -10,7 +10,7 @@ import pytest
 from ctxassembly import assemble
 from ctxassembly.assembler import Assembled
 from ctxassembly.batch import ENGINES, assemble_many, evaluate_many, parse_engine
-from ctxassembly.errors import ChunkError, ConfigError, MissingExtraError
+from ctxassembly.errors import ConfigError, MissingExtraError
 from ctxassembly.eval.questions import Question
 
 # Ray Data's own modules emit deprecation notices on import under newer pandas/pyarrow
@@ -84,10 +84,19 @@ def test_version_reaches_the_pipeline_only_when_the_question_names_it() -> None:
 
 
 @pytest.mark.unit
-def test_bad_chunk_fails_before_ray_starts() -> None:
-    bad = [{"question": "q", "candidates": [{"id": "a", "text": "fine"}, {"id": "b"}]}]
-    with pytest.raises(ChunkError, match=r"chunk 'b': field 'text': missing"):
+def test_candidates_that_are_not_a_list_fail_before_ray_starts() -> None:
+    bad = [{"question": "q", "candidates": {"id": "a", "text": "fine"}}]
+    with pytest.raises(ConfigError, match=r"item 0: field 'candidates': expected a list of chunks, got dict"):
         assemble_many(bad, budget=100, engine="ray")
+
+
+@pytest.mark.unit
+def test_a_bad_chunk_is_a_decision_in_a_batch_too() -> None:
+    bad = [{"question": "q", "candidates": [{"id": "a", "text": "fine"}, {"id": "b"}]}]
+    (result,) = assemble_many(bad, budget=100, engine="local")
+    assert [c.id for c in result.chunks] == ["a"]
+    assert result.report.fate(1).reason == "invalid"
+    assert "chunk 'b': field 'text': missing" in result.report.fate(1).detail["error"]
 
 
 @pytest.mark.unit

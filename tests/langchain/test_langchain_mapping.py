@@ -127,8 +127,9 @@ def test_non_string_page_content_names_field_and_document(content: object, match
     ("metadata", "match"),
     [
         (
-            {"title": 5},
-            r"document 0 \(id None\): field 'title': expected str or None, got int 5 \(from metadata key 'title'\)",
+            {"title": {"en": "T"}},
+            r"document 0 \(id None\): field 'title': expected str or None, got dict \{'en': 'T'\} "
+            r"\(from metadata key 'title'\)",
         ),
         (
             {"relevance_score": "high"},

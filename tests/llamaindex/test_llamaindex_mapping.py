@@ -158,11 +158,16 @@ def test_item_that_is_not_node_with_score_is_named() -> None:
         ContextAssemblyPostprocessor(budget=300).postprocess_nodes([text_node("n", "t")], query_str=Q)
 
 
-def test_bad_metadata_value_names_the_node() -> None:
-    with pytest.raises(ChunkError, match=r"chunk 'n9': field 'title': expected str or None, got list"):
-        ContextAssemblyPostprocessor(budget=300).postprocess_nodes(
-            scored((text_node("n9", "t", title=["a"]), 1.0)), query_str=Q
-        )
+def test_a_bad_metadata_value_drops_that_node_naming_it() -> None:
+    pp = ContextAssemblyPostprocessor(budget=300)
+    out = pp.postprocess_nodes(
+        scored((text_node("n9", "t", title=["a", "b"]), 1.0), (text_node("n10", "fine"), 0.5)), query_str=Q
+    )
+    assert [n.node.node_id for n in out] == ["n10"]  # the call goes on without it
+    assert pp.last_report is not None
+    fate = pp.last_report.fate(0)
+    assert (fate.id, fate.reason, fate.detail["field"]) == ("n9", "invalid", "title")
+    assert "chunk 'n9': field 'title': expected str or None, got list" in fate.detail["error"]
 
 
 # -- the postprocessor on real nodes -----------------------------------------------------
