@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ctxassembly.chunk import Chunk
+from ctxassembly.chunk import LABEL_FIELDS, Chunk
 from ctxassembly.errors import ChunkError, ConfigError
 from ctxassembly.render import SEPARATOR, Format, Renderer, prompt
 from ctxassembly.report import Report
@@ -75,9 +75,7 @@ def to_chunks(items: Iterable[Chunk | Mapping[str, Any]], report: Report | None 
                 c = from_dict(item, index=i)
             elif isinstance(item, Chunk):
                 if not isinstance(item.text, str):
-                    raise ChunkError(
-                        f"expected str, got {type(item.text).__name__}", field="text", chunk=repr(item.id)
-                    )
+                    raise ChunkError(f"expected str, got {type(item.text).__name__}", field="text", chunk=repr(item.id))
                 c = item.evolve(index=i)
             elif isinstance(item, Mapping):
                 c = Chunk.from_dict(item, index=i)
@@ -93,21 +91,12 @@ def to_chunks(items: Iterable[Chunk | Mapping[str, Any]], report: Report | None 
             report.drop_index(i, cid, "input", "invalid", field=e.field, error=str(e))
             continue
         if report is not None and isinstance(item, Mapping):
-            for name in _LABEL_FIELDS:
+            for name in LABEL_FIELDS:
                 raw = item.get(name)
                 if raw is not None and type(raw) is not str:
                     report.note("input", "coerced", id=c.id, index=i, field=name, got=type(raw).__name__)
         out.append(c)
     return out
-
-
-_LABEL_FIELDS = ("id", "doc_id", "title", "section", "version", "date")
-
-
-def _listed(chunks: object) -> list[Any]:
-    if not isinstance(chunks, Iterable):
-        raise ChunkError(f"expected an iterable of chunks, got {type(chunks).__name__}", field="chunks", chunk="<all>")
-    return list(chunks)
 
 
 class Assembler:
@@ -286,7 +275,8 @@ class Assembler:
         if isinstance(principals, str):
             raise ConfigError(f"principals must be a collection of strings, got the string {principals!r}")
         # one pass over the caller's candidates, whatever iterable they came in
-        given = chunks if isinstance(chunks, (Sequence, str, bytes, Mapping)) else _listed(chunks)
+        # (anything else, a single mapping or no iterable at all, to_chunks refuses)
+        given = list(chunks) if isinstance(chunks, Iterable) and not isinstance(chunks, (Sequence, Mapping)) else chunks
         report = Report(question=question, budget=budget, target_version=target_version)
         items = to_chunks(given, report)
         n_inputs = len(given)

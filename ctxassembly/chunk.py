@@ -55,7 +55,9 @@ class FrozenMeta(Mapping[str, Any]):
         return meta
 
 
-_STR_FIELDS = ("doc_id", "title", "section", "version", "date")
+#: the fields that label a chunk, all strings (a clear non-string is coerced by from_dict)
+LABEL_FIELDS = ("id", "doc_id", "title", "section", "version", "date")
+_STR_FIELDS = LABEL_FIELDS[1:]
 _INT_FIELDS = ("start", "end")
 
 
