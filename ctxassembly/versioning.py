@@ -60,6 +60,7 @@ __all__ = [
     "mentions_in",
     "resolve_all",
     "same_version",
+    "versions_in",
 ]
 
 Provenance = Literal["field", "path", "title", "text"]
@@ -125,6 +126,11 @@ class Resolved:
     cues: tuple[str, ...] = ()
     ceiling: str | None = None
     subject: str | None = None
+
+
+def versions_in(text: str) -> list[str]:
+    """Version-like strings in ``text``, in order of appearance."""
+    return [m.group(1) for m in _IN_TEXT.finditer(text)]
 
 
 def canonical(spelling: str) -> str:

@@ -54,6 +54,7 @@ from ctxassembly.versioning import (
     canonical,
     resolve_all,
     same_version,
+    versions_in,
 )
 
 __all__ = ["VersionFilter", "matches", "version_key", "versions_in"]
@@ -61,7 +62,6 @@ __all__ = ["VersionFilter", "matches", "version_key", "versions_in"]
 Policy = Literal["drop", "label"]
 _POLICIES = ("drop", "label")
 
-_VERSION_IN_TEXT = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+){1,3})(?![\w]|\.\d)", re.IGNORECASE)
 _SUBJECT = re.compile(
     r"(?<![\w.])v?(\d+(?:\.\d+){1,3})\b[^>]{0,20}?\b(?:release notes|changelog|what[’']?s new|upgrade notes)",
     re.IGNORECASE,
@@ -98,11 +98,6 @@ def matches(version: str, target: str) -> bool:
     """``version`` is ``target``, one of its releases ("5.1.3" matches "5.1") or another
     spelling of it ("v5.1", "5.1.x", compact "51")."""
     return same_version(version, target)
-
-
-def versions_in(text: str) -> list[str]:
-    """Version-like strings in ``text``, in order of appearance."""
-    return [m.group(1) for m in _VERSION_IN_TEXT.finditer(text)]
 
 
 def subject_version(chunk: Chunk) -> str | None:
