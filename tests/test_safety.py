@@ -5,14 +5,15 @@ import pytest
 
 from ctxassembly import ConfigError, Safety
 from ctxassembly.injection import CLASSES, classes_of
+from ctxassembly.jsonl import read_jsonl
 from ctxassembly.stages.safety import find_injections
 from tests.conftest import chunks, context, fates
 
 pytestmark = pytest.mark.unit
 
 DATA = Path(__file__).parent / "data"
-REDTEAM = [json.loads(line) for line in (DATA / "redteam.jsonl").read_text(encoding="utf-8").splitlines()]
-BENIGN = [json.loads(line) for line in (DATA / "benign.jsonl").read_text(encoding="utf-8").splitlines()]
+REDTEAM = list(read_jsonl(DATA / "redteam.jsonl"))
+BENIGN = list(read_jsonl(DATA / "benign.jsonl"))
 BASE = "The default limit is 20 characters. It applies to every field."
 # a real chunk of documentation to plant payloads in (from the demo corpus shipped with the package)
 HOST = (
