@@ -33,7 +33,7 @@ HERE = Path(__file__).resolve().parent
 def clear_text_caches() -> None:
     """Empty ctxassembly's module-level text caches (tokens, shingles, scans, sentences) and
     the shared embedding caches: the next call sees its texts for the first time."""
-    from ctxassembly import models
+    from ctxassembly.models import embedder as models
 
     for name, mod in list(sys.modules.items()):
         if not name.startswith("ctxassembly") or mod is None:

@@ -1,252 +1,39 @@
-"""Model loading and embedding caches for the model-backed stages (extra ``models``).
-
-Everything heavy (torch, sentence-transformers, transformers) is imported inside
-functions: importing ctxassembly never loads a model library. A stage checks that the
-library is importable when it is built (:func:`require`) and loads weights on first use.
-
-A model is named by an instance, a local path or a hub name. For a string the kind is
-read from the saved config, not guessed from the name: a folder with
-``modules.json``/``config_sentence_transformers.json`` is a sentence-transformers
-bi-encoder; a ``config.json`` whose architecture ends in ``ForSequenceClassification``
-is a cross-encoder (:func:`model_kind`).
+"""Unit-length embeddings with a bounded cache, one shared :class:`Embedder` per model.
 
 :class:`Embedder` wraps a bi-encoder (or any ``texts -> vectors`` callable) with a
-bounded LRU cache keyed by a hash of the text, so a paragraph retrieved again for
-another question is never embedded twice. :func:`embedder_for` returns one shared
-Embedder per model, so the reranker, the semantic dedup and the extractor that use the
-same model share one cache. Texts that miss the cache are grouped into forward passes by
-length (:func:`plan_batches`: no short sentence padded to a long chunk), and a small
-pass runs on one torch thread (:func:`torch_threads`): on a busy machine a second
-thread mostly waits for the first.
+bounded LRU cache keyed by a hash of the text (:func:`text_key`), so a paragraph
+retrieved again for another question is never embedded twice. :func:`embedder_for`
+returns one shared Embedder per model, so the reranker, the semantic dedup and the
+extractor that use the same model share one cache. Texts that miss the cache are grouped
+into forward passes by length (:func:`~ctxassembly.models.batching.plan_batches`), and a
+small pass runs on few torch threads (:func:`~ctxassembly.models.threads.torch_threads`):
+on a busy machine a second thread mostly waits for the first.
 """
 
 from __future__ import annotations
 
 import hashlib
-import importlib.util
-import json
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
-from typing import Any, Literal
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
-from ctxassembly.errors import ConfigError, MissingExtraError
+from ctxassembly.errors import ConfigError
+from ctxassembly.models.batching import plan_batches, token_lengths
+from ctxassembly.models.loading import is_sentence_transformer, load_sentence_transformer, require
+from ctxassembly.models.threads import torch_threads
 
-__all__ = [
-    "DEFAULT_CROSS_ENCODER",
-    "DEFAULT_EMBEDDER",
-    "SMALL_PASS_TOKENS",
-    "Embedder",
-    "embedder_for",
-    "load_cross_encoder",
-    "load_sentence_transformer",
-    "model_kind",
-    "plan_batches",
-    "require",
-    "torch_threads",
-]
+__all__ = ["SMALL_PASS_TOKENS", "Embedder", "cosine", "embedder_for", "text_key"]
 
-DEFAULT_CROSS_ENCODER = "cross-encoder/ms-marco-MiniLM-L-6-v2"
-DEFAULT_EMBEDDER = "sentence-transformers/all-MiniLM-L6-v2"
-EXTRA = "models"
-
-Kind = Literal["bi", "cross"]
-EmbedFn = Callable[[Sequence[str]], Any]
-
-
-def require(package: str = "sentence_transformers", extra: str = EXTRA) -> None:
-    """Check that ``package`` can be imported, without importing it.
-
-    :raises MissingExtraError: it is not installed (the message names the extra).
-    """
-    if importlib.util.find_spec(package) is None:
-        raise MissingExtraError(package.replace("_", "-"), extra)
-
-
-def _import_st() -> Any:
-    require()
-    try:
-        import sentence_transformers
-    except ImportError as e:  # installed but broken (e.g. a torch mismatch)
-        raise MissingExtraError("sentence-transformers", EXTRA) from e
-    return sentence_transformers
-
-
-def is_sentence_transformer(obj: object) -> bool:
-    """True for a ``SentenceTransformer`` instance (checked without importing the library)."""
-    return any(
-        t.__name__ == "SentenceTransformer" and t.__module__.startswith("sentence_transformers")
-        for t in type(obj).__mro__
-    )
-
-
-def is_cross_encoder(obj: object) -> bool:
-    """True for a sentence-transformers ``CrossEncoder`` instance."""
-    return any(
-        t.__name__ == "CrossEncoder" and t.__module__.startswith("sentence_transformers") for t in type(obj).__mro__
-    )
-
-
-def model_kind(spec: str) -> Kind:
-    """``"bi"`` or ``"cross"`` for a local model folder or a hub name, from its saved config.
-
-    A hub name is resolved through the local Hugging Face cache (no download here);
-    ``cross-encoder/...`` names are cross-encoders by the hub's convention.
-
-    :raises ConfigError: the folder is not a model, or its kind cannot be determined.
-    """
-    if os.path.isdir(spec):
-        return _kind_from_files(
-            lambda name: os.path.join(spec, name) if os.path.isfile(os.path.join(spec, name)) else None, spec
-        )
-    if os.path.exists(spec):
-        raise ConfigError(f"model path {spec!r} is a file; expected a model folder or a hub name")
-    if spec.startswith(("./", "../", "/", "~")):
-        raise ConfigError(f"model path {spec!r} does not exist; expected a model folder or a hub name")
-
-    def cached(name: str) -> str | None:
-        try:
-            from huggingface_hub import try_to_load_from_cache
-        except ImportError:
-            return None
-        found = try_to_load_from_cache(spec, name)
-        return found if isinstance(found, str) else None
-
-    try:
-        return _kind_from_files(cached, spec)
-    except ConfigError:
-        if spec.startswith("cross-encoder/"):
-            return "cross"
-        if spec.startswith("sentence-transformers/"):
-            return "bi"
-        raise
-
-
-def _kind_from_files(find: Callable[[str], str | None], spec: str) -> Kind:
-    if find("modules.json") or find("config_sentence_transformers.json"):
-        return "bi"
-    config = find("config.json")
-    if config is None:
-        raise ConfigError(
-            f"cannot tell whether {spec!r} is a cross-encoder or a bi-encoder: no modules.json, "
-            "config_sentence_transformers.json or config.json found; pass a loaded model instead"
-        )
-    with open(config, encoding="utf-8") as f:
-        archs = json.load(f).get("architectures") or []
-    if any(str(a).endswith("ForSequenceClassification") for a in archs):
-        return "cross"
-    raise ConfigError(
-        f"{spec!r} has architectures {archs!r}: neither a sequence-classification cross-encoder nor a "
-        "sentence-transformers folder (modules.json); pass a loaded SentenceTransformer or CrossEncoder instead"
-    )
-
-
-_LOCK = threading.Lock()
-_LOADED: dict[tuple[str, str], Any] = {}
-
-
-def load_sentence_transformer(spec: str, device: str | None = None) -> Any:
-    """A ``SentenceTransformer`` for a path or hub name, loaded once per process.
-
-    :raises MissingExtraError: sentence-transformers is not installed.
-    """
-    return _load_once("bi", "SentenceTransformer", spec, device)
-
-
-def load_cross_encoder(spec: str, device: str | None = None) -> Any:
-    """A ``CrossEncoder`` for a path or hub name, loaded once per process.
-
-    :raises MissingExtraError: sentence-transformers is not installed.
-    """
-    return _load_once("cross", "CrossEncoder", spec, device)
-
-
-def _load_once(kind: str, cls: str, spec: str, device: str | None) -> Any:
-    st = _import_st()
-    with _LOCK:
-        key = (kind, spec)
-        if key not in _LOADED:
-            _LOADED[key] = getattr(st, cls)(spec, device=device)
-        return _LOADED[key]
+SMALL_PASS_TOKENS = 4096  # rows x padded length of a forward pass that Embedder runs on few threads
 
 
 def text_key(text: str) -> bytes:
     """The cache key of a text: a 16-byte BLAKE2 digest (fixed size, whatever the text)."""
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
-
-
-SMALL_PASS_TOKENS = 4096  # rows x padded length of a forward pass that Embedder runs on few threads
-_THREADS_LOCK = threading.Lock()
-
-
-@contextmanager
-def torch_threads(n: int | None) -> Iterator[None]:
-    """Run the block with at most ``n`` torch intra-op threads, then restore the setting.
-
-    ``None``, or a setting already at or below ``n``, changes nothing. torch's thread count
-    is process-wide: a lock keeps two blocks from restoring each other's value, and other
-    torch work running meanwhile in the process also gets ``n`` threads.
-    """
-    if n is None:
-        yield
-        return
-    import torch
-
-    if torch.get_num_threads() <= n:
-        yield
-        return
-    with _THREADS_LOCK:
-        old = torch.get_num_threads()
-        torch.set_num_threads(n)
-        try:
-            yield
-        finally:
-            torch.set_num_threads(old)
-
-
-def _token_lengths(model: Any, texts: list[str]) -> list[int]:
-    """Tokens each text fills in the model's input (its tokenizer, truncated as the model
-    truncates); characters / 4 when the model has no usable tokenizer."""
-    limit = getattr(model, "max_seq_length", None) or 512
-    tokenizer = getattr(model, "tokenizer", None)
-    if callable(tokenizer):
-        try:
-            ids = tokenizer(texts, add_special_tokens=True, truncation=True, max_length=limit)["input_ids"]
-            return [len(x) for x in ids]
-        except (TypeError, KeyError, ValueError):  # a tokenizer without this call signature
-            pass
-    return [min(limit, 2 + len(t) // 4) for t in texts]
-
-
-def plan_batches(lengths: Sequence[int], *, max_batch: int = 64, pass_cost: int = 64) -> list[list[int]]:
-    """Group texts into forward passes at the least cost: padded tokens plus ``pass_cost`` per pass.
-
-    A pass pads every text to its longest, so one pass over a 200-token unit and forty
-    20-token sentences computes 8,200 token positions for 1,000 real ones. The texts are
-    sorted by length and cut into runs by dynamic programming (exact for this cost).
-
-    :returns: lists of indices into ``lengths``, each at most ``max_batch`` long.
-    """
-    order = sorted(range(len(lengths)), key=lambda i: (lengths[i], i))
-    n = len(order)
-    best = [0.0] + [float("inf")] * n
-    cut = [0] * (n + 1)
-    for j in range(1, n + 1):
-        longest = lengths[order[j - 1]]  # sorted ascending: the last text of a run is its longest
-        for i in range(max(0, j - max_batch), j):
-            cost = best[i] + pass_cost + (j - i) * longest
-            if cost < best[j]:
-                best[j], cut[j] = cost, i
-    runs = []
-    j = n
-    while j > 0:
-        runs.append(order[cut[j] : j])
-        j = cut[j]
-    return runs[::-1]
 
 
 class Embedder:
@@ -343,7 +130,7 @@ class Embedder:
         model = self.model
         if is_sentence_transformer(model):
             out = np.zeros((len(texts), 0), dtype=np.float32)
-            lengths = _token_lengths(model, texts)
+            lengths = token_lengths(model, texts)
             for batch in plan_batches(lengths, max_batch=self.batch_size, pass_cost=self.pass_cost):
                 small = len(batch) * max(lengths[i] for i in batch) <= SMALL_PASS_TOKENS
                 with torch_threads(self.small_pass_threads if small else None):
@@ -416,6 +203,7 @@ class Embedder:
 
 _SHARED: OrderedDict[object, Embedder] = OrderedDict()
 _SHARED_MAX = 16
+_SHARED_LOCK = threading.Lock()
 
 
 def embedder_for(model: object) -> Embedder:
@@ -433,7 +221,7 @@ def embedder_for(model: object) -> Embedder:
         if isinstance(model, str) and os.path.isdir(model)
         else (("name", model) if isinstance(model, str) else ("obj", id(model)))
     )
-    with _LOCK:
+    with _SHARED_LOCK:
         found = _SHARED.get(key)
         # an id can be reused after its object is freed: check that it is the same model
         if found is not None and (isinstance(model, str) or found._spec is model):

@@ -1,0 +1,47 @@
+"""Model loading and embedding caches for the model-backed stages (extra ``models``).
+
+* :mod:`~ctxassembly.models.loading`: which kind a model is (bi- or cross-encoder, read
+  from its saved config), :func:`require` (the library is installed, checked without
+  importing it) and each model loaded once per process.
+* :mod:`~ctxassembly.models.embedder`: :class:`Embedder` (unit vectors behind a bounded
+  cache) and :func:`embedder_for` (one shared Embedder per model), :func:`cosine`.
+* :mod:`~ctxassembly.models.batching`: :func:`plan_batches`, forward passes grouped by
+  token length.
+* :mod:`~ctxassembly.models.threads`: :func:`torch_threads`, the one control of torch's
+  CPU thread count.
+
+Everything heavy (torch, sentence-transformers, transformers) is imported inside
+functions: importing ctxassembly never loads a model library. The names below are the
+package's public face; the stages import them from here.
+"""
+
+from ctxassembly.models.batching import plan_batches
+from ctxassembly.models.embedder import SMALL_PASS_TOKENS, Embedder, cosine, embedder_for
+from ctxassembly.models.loading import (
+    DEFAULT_CROSS_ENCODER,
+    DEFAULT_EMBEDDER,
+    is_cross_encoder,
+    is_sentence_transformer,
+    load_cross_encoder,
+    load_sentence_transformer,
+    model_kind,
+    require,
+)
+from ctxassembly.models.threads import torch_threads
+
+__all__ = [
+    "DEFAULT_CROSS_ENCODER",
+    "DEFAULT_EMBEDDER",
+    "SMALL_PASS_TOKENS",
+    "Embedder",
+    "cosine",
+    "embedder_for",
+    "is_cross_encoder",
+    "is_sentence_transformer",
+    "load_cross_encoder",
+    "load_sentence_transformer",
+    "model_kind",
+    "plan_batches",
+    "require",
+    "torch_threads",
+]
