@@ -62,7 +62,7 @@ def done_keys(path: Path) -> set[tuple[str, str]]:
 
 
 def run(args: argparse.Namespace) -> None:
-    from ctxassembly.eval.readers import SmolLM2Reader
+    from ctxassembly.llm.readers import SmolLM2Reader
 
     records = load_records(args.questions)[: args.limit]
     RESULTS.mkdir(exist_ok=True)

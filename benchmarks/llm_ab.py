@@ -4,7 +4,7 @@ For every question of the Django dev set, at one budget (default 500 tokens):
 
 * ``raw``: the retriever's order cut at the budget (the benchmark's ``naive_budget`` peer);
 * ``deterministic``: ``ctxassembly.assemble`` with its defaults, no model;
-* ``llm_extract``: the same pipeline with :class:`~ctxassembly.stages.llm_extract.LLMExtract`
+* ``llm_extract``: the same pipeline with :class:`~ctxassembly.llm.extract.LLMExtract`
   before select, the model being the real local SmolLM2-135M-Instruct (greedy, one CPU
   thread, ``--max-new-tokens``), one call at a time (one shared CPU; the reader is
   serialised anyway).
@@ -56,8 +56,8 @@ _COUNT = get_counter()
 @lru_cache(maxsize=1)
 def llm_assembler(max_new_tokens: int = 96) -> Any:
     """The default pipeline with LLMExtract(SmolLM2) inserted before select."""
-    from ctxassembly.eval.readers import SmolLM2Reader
-    from ctxassembly.stages.llm_extract import LLMExtract
+    from ctxassembly.llm.extract import LLMExtract
+    from ctxassembly.llm.readers import SmolLM2Reader
 
     reader = SmolLM2Reader(max_new_tokens=max_new_tokens, threads=1).load()
     base = Assembler()

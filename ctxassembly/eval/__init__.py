@@ -21,9 +21,9 @@ from ctxassembly.eval.histogram import HistogramResult, HistogramRow, citation_h
 from ctxassembly.eval.metrics import ContextMetrics, MetricsSummary, context_metrics, summarize, text_metrics, zone
 from ctxassembly.eval.probe import PlantedFact, ProbeResult, ProbeTrial, make_fact, planted_fact_probe, spread
 from ctxassembly.eval.questions import Question, demo_questions, load_questions
-from ctxassembly.eval.readers import Reader, SmolLM2Reader, as_reader, smollm2_gguf
 from ctxassembly.eval.runner import ABResult, ABRow, run_ab
 from ctxassembly.eval.scoring import contains_answer, normalize_answer, parse_citations
+from ctxassembly.llm.readers import Reader, SmolLM2Reader, as_reader, smollm2_gguf
 
 __all__ = [
     "ABResult",

@@ -45,7 +45,7 @@ def load_reader(spec: str, *, max_new_tokens: int = 48, threads: int = 1) -> Any
 
     :raises ConfigError: a spec that names nothing importable.
     """
-    from ctxassembly.eval.readers import SmolLM2Reader, as_reader
+    from ctxassembly.llm.readers import SmolLM2Reader, as_reader
 
     if spec == "smollm2":
         return SmolLM2Reader(max_new_tokens=max_new_tokens, threads=threads)

@@ -23,8 +23,8 @@ from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
 from ctxassembly.eval._common import BRIEF, check_positive, cut, layout, table
 from ctxassembly.eval.questions import Question
-from ctxassembly.eval.readers import as_reader
 from ctxassembly.eval.scoring import contains_answer
+from ctxassembly.llm.readers import as_reader
 
 __all__ = ["DilutionResult", "DilutionRow", "dilution_curve", "gold_and_distractors"]
 

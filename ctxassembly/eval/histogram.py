@@ -26,8 +26,8 @@ from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
 from ctxassembly.eval._common import CITE, layout, table, to_chunk_list
 from ctxassembly.eval.questions import Question
-from ctxassembly.eval.readers import as_reader
 from ctxassembly.eval.scoring import contains_answer, parse_citations
+from ctxassembly.llm.readers import as_reader
 
 __all__ = ["HistogramResult", "HistogramRow", "citation_histogram"]
 

@@ -25,8 +25,8 @@ from typing import Any, Literal
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
 from ctxassembly.eval._common import BRIEF, check_positive, cut, layout, table, to_chunk_list
-from ctxassembly.eval.readers import as_reader
 from ctxassembly.eval.scoring import contains_answer
+from ctxassembly.llm.readers import as_reader
 
 __all__ = ["PlantedFact", "ProbeResult", "ProbeTrial", "make_fact", "planted_fact_probe", "spread"]
 

@@ -46,8 +46,8 @@ from ctxassembly.errors import ConfigError
 from ctxassembly.eval._common import BRIEF, layout, to_chunk_list
 from ctxassembly.eval.metrics import ContextMetrics, context_metrics, summarize, text_metrics
 from ctxassembly.eval.questions import Question
-from ctxassembly.eval.readers import as_reader
 from ctxassembly.eval.scoring import contains_answer
+from ctxassembly.llm.readers import as_reader
 from ctxassembly.render import Renderer, prompt
 
 __all__ = ["BUILTIN", "ABResult", "ABRow", "Pipeline", "dedup_only", "load_pipeline", "raw_topk", "run_ab"]

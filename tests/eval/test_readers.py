@@ -6,7 +6,7 @@ import pytest
 
 from ctxassembly.errors import ConfigError
 from ctxassembly.eval import SmolLM2Reader, as_reader
-from ctxassembly.eval.readers import SMOLLM2_CACHE_ENV
+from ctxassembly.llm.readers import SMOLLM2_CACHE_ENV
 
 
 @pytest.mark.unit

@@ -13,9 +13,9 @@ from ctxassembly import Assembler
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
 from ctxassembly.llm import Bypass, locate, parse_json
+from ctxassembly.llm.extract import LLMExtract, read_evidence
 from ctxassembly.render import render
 from ctxassembly.stages import Arrange, Select
-from ctxassembly.stages.llm_extract import LLMExtract, read_evidence
 
 from .conftest import AsyncLLMDouble, ScriptedLLMDouble, indexed, make_context, notes, prompt_id
 

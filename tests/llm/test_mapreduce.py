@@ -9,7 +9,7 @@ import pytest
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
-from ctxassembly.stages.mapreduce import MapReduce, aggregate_cue
+from ctxassembly.llm.mapreduce import MapReduce, aggregate_cue
 
 from .conftest import ScriptedLLMDouble, make_context, notes, prompt_id
 

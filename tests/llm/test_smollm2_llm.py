@@ -11,8 +11,8 @@ from __future__ import annotations
 import pytest
 
 from ctxassembly.chunk import Chunk
-from ctxassembly.eval.readers import SmolLM2Reader
-from ctxassembly.stages.llm_extract import LLMExtract
+from ctxassembly.llm.extract import LLMExtract
+from ctxassembly.llm.readers import SmolLM2Reader
 
 from .conftest import CACHE_DOC, SAVE_DOC, make_context, notes
 

@@ -7,8 +7,8 @@ import pytest
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
+from ctxassembly.llm.summarize import Summarize
 from ctxassembly.render import parse, render
-from ctxassembly.stages.summarize import Summarize
 
 from .conftest import ScriptedLLMDouble, indexed, make_context, notes
 

@@ -4,10 +4,10 @@ that is really in the source survives, with the conditions it depends on.
 1. **Ask** (one call per chunk, concurrently, at most ``concurrency`` at a time): copy the
    sentences of this chunk that help answer the question, as
    ``{"chunk_id": "...", "evidence": ["...", ...]}``. The reply is parsed leniently
-   (:func:`~ctxassembly.llm.parse_json`); a reply with no JSON at all is read one
+   (:func:`~ctxassembly.llm.parsing.parse_json`); a reply with no JSON at all is read one
    sentence a line.
 2. **Verify** every returned sentence: it must occur verbatim in its source chunk after
-   whitespace normalisation (:func:`~ctxassembly.llm.locate`). Anything else is
+   whitespace normalisation (:func:`~ctxassembly.llm.parsing.locate`). Anything else is
    discarded and recorded in the report (``event="discarded"``) — an invented sentence
    never reaches the context. When a discarded sentence is a near copy of one source
    sentence (the model dropped a "not", changed a number), that *source* sentence is
@@ -24,14 +24,14 @@ that is really in the source survives, with the conditions it depends on.
 
 A chunk the model fails on (an error, a timeout, no parseable answer) stays whole and the
 failure is noted; a chunk for which the model finds no evidence stays whole too unless
-``on_empty="drop"``. Bypass rules (:class:`~ctxassembly.llm.Bypass`) skip the model for
+``on_empty="drop"``. Bypass rules (:class:`~ctxassembly.llm.caller.Bypass`) skip the model for
 short precise candidate sets, verbatim-required text, tables, short chunks, or when the
 latency budget says so; every bypass is a note in the report.
 
 Usage::
 
     from ctxassembly import Assembler
-    from ctxassembly.eval.readers import SmolLM2Reader
+    from ctxassembly.llm.readers import SmolLM2Reader
     stage = LLMExtract(SmolLM2Reader(max_new_tokens=96), concurrency=2)
     # as an option of the default pipeline: Assembler(llm_extract=stage)
 """
@@ -44,7 +44,8 @@ from typing import Any, Literal
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
-from ctxassembly.llm import Bypass, LLMCaller, Reply, locate, parse_json
+from ctxassembly.llm.caller import Bypass, LLMCaller, Reply
+from ctxassembly.llm.parsing import locate, parse_json
 from ctxassembly.stages.base import Context
 from ctxassembly.stages.extract import Extract, Unit, carries_condition, segment
 from ctxassembly.text import facts, words
@@ -114,12 +115,12 @@ class LLMExtract:
     """Keep the sentences an LLM says support the answer — verified verbatim, with their
     conditions restored from the source.
 
-    :param llm: any LLM :class:`~ctxassembly.llm.LLMCaller` accepts.
+    :param llm: any LLM :class:`~ctxassembly.llm.caller.LLMCaller` accepts.
     :param concurrency: calls in flight at most.
     :param timeout: seconds per call (``None``: no limit); a timed-out chunk stays whole.
     :param horizon: work on chunks (in rank order) until this many budgets' worth of text
         is ahead; the rest are left for select to judge.
-    :param bypass: the :class:`~ctxassembly.llm.Bypass` rules (default: the defaults).
+    :param bypass: the :class:`~ctxassembly.llm.caller.Bypass` rules (default: the defaults).
     :param on_empty: ``keep`` (default) the chunk whole when the model finds no verified
         evidence in it, or ``drop`` it (reason ``no_evidence``).
     :param prompt: a template with ``{id}``, ``{text}`` and ``{question}``.

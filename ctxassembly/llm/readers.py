@@ -15,14 +15,14 @@ import importlib.util
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ctxassembly.errors import ConfigError, MissingExtraError
+from ctxassembly.models.threads import torch_threads
 
-__all__ = ["SMOLLM2_CACHE_ENV", "Reader", "SmolLM2Reader", "as_reader", "smollm2_gguf"]
+__all__ = ["SMOLLM2_CACHE_ENV", "Reader", "SmolLM2Reader", "as_reader", "reply_text", "smollm2_gguf"]
 
 Reader = Callable[[str], str]
 
@@ -58,7 +58,12 @@ def as_reader(obj: object) -> Reader:
     )
 
 
-def _text(value: object, source: str) -> str:
+def reply_text(value: object, source: str) -> str:
+    """The text of a model's reply: a string, a message's ``content`` (string or LangChain
+    content blocks) or a response's ``text``.
+
+    :raises ConfigError: none of these (``source`` names the caller in the message).
+    """
     if isinstance(value, str):
         return value
     content = getattr(value, "content", None)
@@ -78,7 +83,7 @@ class _CallableReader:
         self.fn = fn
 
     def __call__(self, prompt: str) -> str:
-        return _text(self.fn(prompt), "reader callable")
+        return reply_text(self.fn(prompt), "reader callable")
 
     def __repr__(self) -> str:
         return f"CallableReader({self.fn!r})"
@@ -89,7 +94,7 @@ class _LangChainReader:
         self.model = model
 
     def __call__(self, prompt: str) -> str:
-        return _text(self.model.invoke(prompt), f"LangChain {type(self.model).__name__}.invoke")
+        return reply_text(self.model.invoke(prompt), f"LangChain {type(self.model).__name__}.invoke")
 
     def __repr__(self) -> str:
         return f"LangChainReader({type(self.model).__name__})"
@@ -100,7 +105,7 @@ class _LlamaIndexReader:
         self.llm = llm
 
     def __call__(self, prompt: str) -> str:
-        return _text(self.llm.complete(prompt), f"LlamaIndex {type(self.llm).__name__}.complete")
+        return reply_text(self.llm.complete(prompt), f"LlamaIndex {type(self.llm).__name__}.complete")
 
     def __repr__(self) -> str:
         return f"LlamaIndexReader({type(self.llm).__name__})"
@@ -136,8 +141,9 @@ class SmolLM2Reader:
     dilution curve runs end to end with it, and its curve is a real model's curve.
 
     :param max_new_tokens: length limit of each answer.
-    :param threads: torch CPU threads while this reader loads and generates (restored
-        after each call; ``None``: leave torch's setting). Default 1: a 135M model gains
+    :param threads: at most this many torch CPU threads while this reader loads and
+        generates (:func:`~ctxassembly.models.threads.torch_threads`: lowered, never
+        raised, and restored after each call; ``None``: leave torch's setting). Default 1: a 135M model gains
         little from more, and on a busy machine extra threads make it several times
         slower (measured: 4 s vs 30 s a call on 2 shared cores).
     :param cache_dir: where the dequantised model is saved (default: env
@@ -192,7 +198,7 @@ class SmolLM2Reader:
             from transformers import AutoModelForCausalLM, AutoTokenizer
         except ImportError as e:
             raise MissingExtraError(getattr(e, "name", None) or "transformers", "eval") from e
-        with _threads(self.threads):
+        with torch_threads(self.threads):
             self._load_weights(torch, AutoModelForCausalLM, AutoTokenizer)
 
     def _load_weights(self, torch: Any, AutoModelForCausalLM: Any, AutoTokenizer: Any) -> None:
@@ -255,7 +261,7 @@ class SmolLM2Reader:
         inputs = self._tokenizer.apply_chat_template(
             self.messages(prompt), add_generation_prompt=True, return_tensors="pt", return_dict=True
         )
-        with self._lock, torch.inference_mode(), _threads(self.threads):
+        with self._lock, torch.inference_mode(), torch_threads(self.threads):
             out = self._model.generate(**inputs, max_new_tokens=limit, do_sample=False)
         new = out[0][inputs["input_ids"].shape[1] :]
         return str(self._tokenizer.decode(new, skip_special_tokens=True)).strip()
@@ -268,22 +274,6 @@ class SmolLM2Reader:
     def __repr__(self) -> str:
         where = str(self.cache_dir)
         return f"SmolLM2Reader(max_new_tokens={self.max_new_tokens}, threads={self.threads}, cache_dir={where!r})"
-
-
-@contextmanager
-def _threads(n: int | None) -> Iterator[None]:
-    """torch's CPU thread count set to ``n`` for the block, then restored."""
-    if n is None:
-        yield
-        return
-    import torch
-
-    before = torch.get_num_threads()
-    torch.set_num_threads(n)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
 
 
 def _check_positive(name: str, value: object) -> None:

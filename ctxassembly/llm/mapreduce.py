@@ -5,7 +5,7 @@ One prompt over forty chunks makes a model skim; an aggregate question needs som
 from each of them. So:
 
 * **map**: per-chunk evidence, one call per chunk, concurrently and bounded — exactly
-  :class:`~ctxassembly.stages.llm_extract.LLMExtract` (verbatim-verified, conditions
+  :class:`~ctxassembly.llm.extract.LLMExtract` (verbatim-verified, conditions
   restored, failures and inventions recorded);
 * **reduce**: one call over the short list of extracts, which names the extracts needed
   to answer, in the order to read them: ``{"chunk_ids": ["...", ...]}``. Ids that are not
@@ -26,9 +26,10 @@ from collections.abc import Sequence
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
-from ctxassembly.llm import LLMCaller, parse_json, run_sync
+from ctxassembly.llm.caller import LLMCaller, run_sync
+from ctxassembly.llm.extract import LLMExtract
+from ctxassembly.llm.parsing import parse_json
 from ctxassembly.stages.base import Context
-from ctxassembly.stages.llm_extract import LLMExtract
 
 __all__ = ["REDUCE_PROMPT", "MapReduce", "aggregate_cue"]
 
@@ -61,7 +62,7 @@ class MapReduce:
     """Per-chunk extracts (map), then one selecting call over them (reduce) for aggregate
     questions; the plain extraction otherwise.
 
-    :param llm: any LLM :class:`~ctxassembly.llm.LLMCaller` accepts (used for both steps
+    :param llm: any LLM :class:`~ctxassembly.llm.caller.LLMCaller` accepts (used for both steps
         unless ``extract`` brings its own).
     :param aggregate: ``None`` (default): :func:`aggregate_cue` decides per question;
         ``True``/``False``: the caller's flag decides.

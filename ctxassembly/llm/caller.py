@@ -1,17 +1,11 @@
-"""What the LLM-assisted stages share: bounded async calls, lenient JSON, verbatim location
-and the bypass rules.
+"""What the LLM-assisted stages share: bounded async calls and the bypass rules.
 
-* :class:`LLMCaller` accepts any LLM :func:`~ctxassembly.eval.readers.as_reader` accepts
+* :class:`LLMCaller` accepts any LLM :func:`~ctxassembly.llm.readers.as_reader` accepts
   (a callable ``prompt -> str``, a LangChain chat model, a LlamaIndex LLM, the local
-  :class:`~ctxassembly.eval.readers.SmolLM2Reader`) and runs many prompts concurrently,
+  :class:`~ctxassembly.llm.readers.SmolLM2Reader`) and runs many prompts concurrently,
   at most ``concurrency`` at a time (``asyncio.Semaphore``). Native async is used when
   the object has it (``ainvoke``, ``acomplete``, an ``async def``); a blocking reader
   runs in worker threads.
-* :func:`parse_json` reads what small models actually return: JSON wrapped in prose or
-  code fences, single quotes, trailing commas.
-* :func:`locate` finds a sentence in a source text after whitespace normalisation and
-  returns its offsets in the *original* text, so what is kept is a slice of the source,
-  never the model's copy.
 * :class:`Bypass` says when not to call the model at all (short precise candidate sets,
   a latency budget) and which chunks to leave alone (verbatim-required text, tables,
   short chunks).
@@ -19,12 +13,9 @@ and the bypass rules.
 
 from __future__ import annotations
 
-import ast
 import asyncio
 import inspect
-import json
 import math
-import re
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -33,13 +24,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
-from ctxassembly.eval.readers import _text, as_reader
+from ctxassembly.llm.readers import as_reader, reply_text
 from ctxassembly.stages.tables import find_tables
 
 if TYPE_CHECKING:
     from ctxassembly.stages.base import Context
 
-__all__ = ["Bypass", "LLMCaller", "Reply", "locate", "parse_json", "run_sync"]
+__all__ = ["Bypass", "LLMCaller", "Reply", "run_sync"]
 
 T = TypeVar("T")
 
@@ -68,7 +59,7 @@ class LLMCaller:
     """Any LLM behind one async, bounded, timed call.
 
     :param llm: a callable ``prompt -> str`` (``async def`` too), a LangChain chat model
-        or LLM, a LlamaIndex LLM or a :class:`~ctxassembly.eval.readers.SmolLM2Reader`.
+        or LLM, a LlamaIndex LLM or a :class:`~ctxassembly.llm.readers.SmolLM2Reader`.
     :param concurrency: at most this many calls in flight.
     :param timeout: seconds one call may take before it counts as failed (``None``: no limit).
     :raises ConfigError: an ``llm`` that is none of these, a concurrency below 1 or a
@@ -98,7 +89,7 @@ class LLMCaller:
         try:
             pending = self._call(prompt)
             raw = await (pending if self.timeout is None else asyncio.wait_for(pending, self.timeout))
-            text = _text(raw, f"LLM {type(self.llm).__name__}")
+            text = reply_text(raw, f"LLM {type(self.llm).__name__}")
         except TimeoutError:
             return Reply(None, f"timeout after {self.timeout} s", time.perf_counter() - t0)
         except Exception as e:
@@ -131,103 +122,6 @@ def _native_async(llm: object) -> Callable[[str], Awaitable[object]] | None:
     if inspect.iscoroutinefunction(llm) or inspect.iscoroutinefunction(getattr(llm, "__call__", None)):  # noqa: B004
         return llm  # type: ignore[return-value]
     return None
-
-
-# -- lenient JSON ------------------------------------------------------------------------
-_FENCE = re.compile(r"```[a-zA-Z]*\s*(.*?)```", re.DOTALL)
-_TRAILING_COMMA = re.compile(r",\s*([\]}])")
-
-
-def parse_json(reply: str) -> Any:
-    """The first JSON object (else array) in ``reply``, or ``None``.
-
-    Tolerates prose around it, code fences, single-quoted Python-style literals and
-    trailing commas: small models produce all of these.
-    """
-    texts = [m.group(1) for m in _FENCE.finditer(reply)] + [reply]
-    for opener in "{[":
-        for text in texts:
-            for m in re.finditer(re.escape(opener), text):
-                value = _decode_at(text, m.start())
-                if value is not None:
-                    return value
-    return None
-
-
-def _decode_at(text: str, pos: int) -> Any:
-    decoder = json.JSONDecoder()
-    candidate = text[pos:]
-    for attempt in (candidate, _TRAILING_COMMA.sub(r"\1", candidate)):
-        try:
-            return decoder.raw_decode(attempt)[0]
-        except json.JSONDecodeError:
-            continue
-    # Python-literal style ({'a': ['b']}): cut at the matching bracket, then literal_eval
-    end = _matching(candidate)
-    if end is not None:
-        try:
-            return ast.literal_eval(_TRAILING_COMMA.sub(r"\1", candidate[:end]))
-        except (ValueError, SyntaxError, MemoryError, RecursionError):
-            return None
-    return None
-
-
-def _matching(text: str) -> int | None:
-    depth, quote, escaped = 0, "", False
-    for i, ch in enumerate(text):
-        if quote:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == quote:
-                quote = ""
-        elif ch in "\"'":
-            quote = ch
-        elif ch in "{[":
-            depth += 1
-        elif ch in "}]":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-    return None
-
-
-# -- verbatim location ---------------------------------------------------------------------
-_WS = re.compile(r"\s+")
-
-
-def _squashed(text: str) -> tuple[str, list[int]]:
-    """``text`` with whitespace runs as one space, and for each kept character its offset."""
-    out: list[str] = []
-    where: list[int] = []
-    for m in re.finditer(r"\S+|\s+", text):
-        if m.group(0)[0].isspace():
-            if out:
-                out.append(" ")
-                where.append(m.start())
-        else:
-            out.extend(m.group(0))
-            where.extend(range(m.start(), m.end()))
-    if out and out[-1] == " ":
-        out.pop()
-        where.pop()
-    return "".join(out), where
-
-
-def locate(sentence: str, source: str, *, min_chars: int = 12) -> tuple[int, int] | None:
-    """``(start, end)`` of ``sentence`` in ``source`` when it occurs verbatim after
-    whitespace normalisation (case, punctuation and every other character exact); else
-    ``None``. A piece shorter than ``min_chars`` (after normalisation) never matches:
-    "the" occurs everywhere and proves nothing."""
-    needle = _WS.sub(" ", sentence).strip()
-    if len(needle) < min_chars:
-        return None
-    flat, where = _squashed(source)
-    pos = flat.find(needle)
-    if pos < 0:
-        return None
-    return where[pos], where[pos + len(needle) - 1] + 1
 
 
 # -- bypass rules ----------------------------------------------------------------------------

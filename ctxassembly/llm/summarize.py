@@ -28,7 +28,7 @@ import numpy as np
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
-from ctxassembly.llm import Bypass, LLMCaller, Reply, run_sync
+from ctxassembly.llm.caller import Bypass, LLMCaller, Reply, run_sync
 from ctxassembly.stages.base import Context
 from ctxassembly.stages.extract import Extract, segment
 from ctxassembly.text import Lexical
@@ -49,13 +49,13 @@ SUMMARY_STATUS = "summary"
 class Summarize:
     """Replace chunks by a labelled, query-focused summary plus the original excerpt.
 
-    :param llm: any LLM :class:`~ctxassembly.llm.LLMCaller` accepts.
+    :param llm: any LLM :class:`~ctxassembly.llm.caller.LLMCaller` accepts.
     :param concurrency: calls in flight at most.
     :param timeout: seconds per call (``None``: no limit); a timed-out chunk stays as it was.
     :param words: the summary's length asked of the model.
     :param excerpt_tokens: the verbatim excerpt kept beside the summary (tokens, at most).
     :param horizon: summarise chunks (in rank order) until this many budgets of text are ahead.
-    :param bypass: the :class:`~ctxassembly.llm.Bypass` rules; by default chunks of at
+    :param bypass: the :class:`~ctxassembly.llm.caller.Bypass` rules; by default chunks of at
         most ``2 * excerpt_tokens`` tokens are left whole (a summary would not be shorter).
     :param prompt: a template with ``{id}``, ``{text}``, ``{question}`` and ``{words}``.
     :raises ConfigError: bad sizes, horizon or prompt.
