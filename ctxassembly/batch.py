@@ -10,6 +10,9 @@ model loads once per worker, not once per batch; results come back in input orde
 Ray is started locally when it is not running (``ray.init(num_cpus=...)``); to use a
 cluster, call ``ray.init(address=...)`` first and ctxassembly joins it.
 
+This module stands on the assembler alone (no evaluation module): the context metrics of
+a batch run are :func:`ctxassembly.eval.metrics.evaluate_many`.
+
 Usage::
 
     from ctxassembly.batch import assemble_many
@@ -28,7 +31,7 @@ from ctxassembly.assembler import Assembled, Assembler
 from ctxassembly.errors import ConfigError, MissingExtraError
 from ctxassembly.tokens import get_counter
 
-__all__ = ["ENGINES", "Engine", "assemble_many", "evaluate_many", "parse_engine"]
+__all__ = ["ENGINES", "Engine", "assemble_many", "parse_engine"]
 
 Engine = Literal["local", "ray"]
 ENGINES: tuple[str, ...] = get_args(Engine)
@@ -186,34 +189,3 @@ def _ray(
     if missing:  # Ray Data returns every row or raises; this guards a silent loss
         raise RuntimeError(f"Ray returned no result for items {missing[:10]}")
     return [a for a in out if a is not None]
-
-
-def evaluate_many(
-    questions: Sequence[Any],
-    *,
-    budget: int,
-    engine: Engine = "local",
-    batch_size: int = 8,
-    concurrency: int | None = None,
-    num_cpus: int | None = None,
-    **options: Any,
-) -> Any:
-    """Context metrics of the labelled ``questions`` (:class:`~ctxassembly.eval.Question`)
-    assembled by ``engine``: a :class:`~ctxassembly.eval.MetricsSummary`.
-
-    :raises ConfigError: see :func:`assemble_many`.
-    :raises MissingExtraError: see :func:`assemble_many`.
-    """
-    from ctxassembly.eval.metrics import context_metrics, summarize
-
-    results = assemble_many(
-        questions,
-        budget=budget,
-        engine=engine,
-        batch_size=batch_size,
-        concurrency=concurrency,
-        num_cpus=num_cpus,
-        **options,
-    )
-    rows = [context_metrics(q, a) for q, a in zip(questions, results, strict=True)]
-    return summarize(rows, questions)

@@ -66,7 +66,7 @@ plain BM25 over all versions at once (as a naive index of a docs site would be).
 import pandas as pd
 
 from ctxassembly import assemble
-from ctxassembly.demo import SAMPLE_QUESTIONS, load_corpus, retriever
+from ctxassembly.data import SAMPLE_QUESTIONS, load_corpus, retriever
 from ctxassembly.tokens import get_counter
 
 pd.set_option("display.max_colwidth", 70)
@@ -77,7 +77,7 @@ print(f"{len(load_corpus())} chunks in the demo corpus")
     md("""
 ## The problem in one cell
 
-One labelled question from `ctxassembly.demo.SAMPLE_QUESTIONS`: the right answer string
+One labelled question from `ctxassembly.data.SAMPLE_QUESTIONS`: the right answer string
 for the version asked about, and strings that are right for *other* versions. We retrieve
 the top 40 and look at the context a naive stack would paste.
 """),
@@ -308,7 +308,7 @@ from langchain_core.runnables import RunnableLambda, RunnablePassthrough
 from langchain_core.vectorstores import InMemoryVectorStore
 from sentence_transformers import SentenceTransformer
 
-from ctxassembly.demo import SAMPLE_QUESTIONS, load_corpus
+from ctxassembly.data import SAMPLE_QUESTIONS, load_corpus
 from ctxassembly.eval import contains_answer
 from ctxassembly.tokens import get_counter
 from langchain_ctxassembly import ContextAssemblyCompressor
@@ -541,7 +541,7 @@ from llama_index.core.llms.callbacks import llm_completion_callback
 from llama_index.core.schema import MetadataMode, TextNode
 from sentence_transformers import SentenceTransformer
 
-from ctxassembly.demo import load_corpus
+from ctxassembly.data import load_corpus
 from ctxassembly.eval import contains_answer
 from llamaindex_ctxassembly import ContextAssemblyEvent, ContextAssemblyPostprocessor
 

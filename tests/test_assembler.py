@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ctxassembly import Assembler, Chunk, ChunkError, ConfigError, assemble
-from ctxassembly.demo import SAMPLE_QUESTIONS, retriever
+from ctxassembly.data import SAMPLE_QUESTIONS, retriever
 from ctxassembly.text import normalize
 from ctxassembly.tokens import get_counter
 

@@ -1,7 +1,7 @@
 import pytest
 
 from ctxassembly import Assembler, ConfigError
-from ctxassembly.demo import SAMPLE_QUESTIONS, load_corpus, retriever
+from ctxassembly.data import SAMPLE_QUESTIONS, load_corpus, retriever
 from ctxassembly.report import Report
 from ctxassembly.stages.horizon import WIDEN, Horizon
 from tests.conftest import chunks, context

@@ -43,7 +43,7 @@ def test_the_lower_bound_only_saves_counting():
     """A tokenizer's lower bound lets select skip counting chunks that cannot fit; what is
     kept, dropped and recorded is the same as with full counts."""
     from ctxassembly.assembler import to_chunks
-    from ctxassembly.demo import SAMPLE_QUESTIONS, retriever
+    from ctxassembly.data import SAMPLE_QUESTIONS, retriever
     from ctxassembly.tokens import get_counter
 
     bounded = get_counter()

@@ -5,7 +5,7 @@ from collections import Counter
 
 import pytest
 
-from ctxassembly.demo import load_corpus
+from ctxassembly.data import load_corpus
 from ctxassembly.text import Lexical, definitions, normalize, query_terms, shingles, text_classes, words
 
 pytestmark = pytest.mark.unit

@@ -46,7 +46,7 @@ def test_unknown_encoding_names_itself():
 
 
 def test_letter_runs_never_exceed_the_cl100k_count():
-    from ctxassembly.demo import load_corpus
+    from ctxassembly.data import load_corpus
     from ctxassembly.tokens import letter_runs
 
     count = get_counter()

@@ -16,12 +16,30 @@ Nothing here is imported by ``ctxassembly`` itself; torch, transformers and matp
 load only when a reader or a plot needs them.
 """
 
-from ctxassembly.eval.dilution import DilutionResult, DilutionRow, dilution_curve, gold_and_distractors
-from ctxassembly.eval.histogram import HistogramResult, HistogramRow, citation_histogram
-from ctxassembly.eval.metrics import ContextMetrics, MetricsSummary, context_metrics, summarize, text_metrics, zone
-from ctxassembly.eval.probe import PlantedFact, ProbeResult, ProbeTrial, make_fact, planted_fact_probe, spread
+from ctxassembly.eval.dilution import dilution_curve, gold_and_distractors
+from ctxassembly.eval.histogram import citation_histogram
+from ctxassembly.eval.metrics import (
+    ContextMetrics,
+    MetricsSummary,
+    context_metrics,
+    evaluate_many,
+    summarize,
+    text_metrics,
+    zone,
+)
+from ctxassembly.eval.probe import PlantedFact, make_fact, planted_fact_probe, spread
 from ctxassembly.eval.questions import Question, demo_questions, load_questions
-from ctxassembly.eval.runner import ABResult, ABRow, run_ab
+from ctxassembly.eval.results import (
+    ABResult,
+    ABRow,
+    DilutionResult,
+    DilutionRow,
+    HistogramResult,
+    HistogramRow,
+    ProbeResult,
+    ProbeTrial,
+)
+from ctxassembly.eval.runner import run_ab
 from ctxassembly.eval.scoring import contains_answer, normalize_answer, parse_citations
 from ctxassembly.llm.readers import Reader, SmolLM2Reader, as_reader, smollm2_gguf
 
@@ -46,6 +64,7 @@ __all__ = [
     "context_metrics",
     "demo_questions",
     "dilution_curve",
+    "evaluate_many",
     "gold_and_distractors",
     "load_questions",
     "make_fact",

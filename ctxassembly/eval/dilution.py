@@ -15,18 +15,18 @@ Usage::
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from collections.abc import Callable, Sequence
+from typing import Literal
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
-from ctxassembly.eval._common import BRIEF, check_positive, cut, layout, table
+from ctxassembly.eval._common import BRIEF, check_positive, cut, layout
 from ctxassembly.eval.questions import Question
+from ctxassembly.eval.results import DilutionResult, DilutionRow
 from ctxassembly.eval.scoring import contains_answer
 from ctxassembly.llm.readers import as_reader
 
-__all__ = ["DilutionResult", "DilutionRow", "dilution_curve", "gold_and_distractors"]
+__all__ = ["dilution_curve", "gold_and_distractors"]
 
 Placement = Literal["first", "middle", "last"]
 _PLACEMENTS = ("first", "middle", "last")
@@ -63,67 +63,6 @@ def gold_and_distractors(question: Question) -> tuple[Chunk | None, list[Chunk]]
         seen.update((c.id, t))
         out.append(c)
     return gold, out
-
-
-@dataclass(frozen=True)
-class DilutionRow:
-    qid: str
-    size: int
-    placement: str
-    position: int
-    n_docs: int
-    correct: bool
-    response: str
-
-
-@dataclass(frozen=True)
-class DilutionResult:
-    """``accuracy[placement][size]``: share of questions answered with ``size``
-    distractors and the gold at ``placement``. ``skipped`` names the questions that had
-    no answer-bearing candidate (and why)."""
-
-    sizes: tuple[int, ...]
-    placements: tuple[str, ...]
-    accuracy: dict[str, dict[int, float | None]]
-    rows: list[DilutionRow] = field(default_factory=list, repr=False)
-    skipped: dict[str, str] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        out = asdict(self)
-        out["accuracy"] = {p: {str(k): v for k, v in by.items()} for p, by in self.accuracy.items()}
-        return out
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> DilutionResult:
-        """Read back what :meth:`to_dict` wrote (e.g. ``ctxassembly dilution --json``).
-
-        :raises ConfigError: a missing key.
-        """
-        try:
-            return cls(
-                sizes=tuple(int(k) for k in data["sizes"]),
-                placements=tuple(data["placements"]),
-                accuracy={p: {int(k): v for k, v in by.items()} for p, by in data["accuracy"].items()},
-                rows=[DilutionRow(**r) for r in data.get("rows", [])],
-                skipped=dict(data.get("skipped", {})),
-            )
-        except KeyError as e:
-            raise ConfigError(f"dilution result: missing key {e}") from None
-
-    def table(self) -> str:
-        rows: list[list[object]] = [["gold placed", *[f"+{k} distractors" for k in self.sizes]]]
-        for p in self.placements:
-            rows.append([p, *[_fmt(self.accuracy[p][k]) for k in self.sizes]])
-        return table(rows)
-
-    def __str__(self) -> str:
-        return self.table()
-
-    def plot(self, path: str) -> str:
-        """Save accuracy against distractor count, one line per placement, as a PNG."""
-        from ctxassembly.eval.plots import plot_dilution
-
-        return plot_dilution(self, path)
 
 
 def dilution_curve(
@@ -192,7 +131,3 @@ def _fits(gold: Chunk, q: Question, max_chars: int) -> bool:
     """Cut the gold chunk only when the answer survives the cut."""
     head = _squash(cut(gold, max_chars).text)
     return all(_squash(a) in head for a in q.answer if a.strip())
-
-
-def _fmt(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.2f}"

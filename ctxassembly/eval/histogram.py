@@ -19,89 +19,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
-from ctxassembly.eval._common import CITE, layout, table, to_chunk_list
+from ctxassembly.eval._common import CITE, layout, to_chunk_list
 from ctxassembly.eval.questions import Question
+from ctxassembly.eval.results import HistogramResult, HistogramRow
 from ctxassembly.eval.scoring import contains_answer, parse_citations
 from ctxassembly.llm.readers import as_reader
 
-__all__ = ["HistogramResult", "HistogramRow", "citation_histogram"]
+__all__ = ["citation_histogram"]
 
 _WS = re.compile(r"\s+")
-
-
-@dataclass(frozen=True)
-class HistogramRow:
-    qid: str
-    n_docs: int
-    cited: tuple[int, ...]
-    answer_positions: tuple[int, ...]
-    correct: bool | None
-    response: str
-
-
-@dataclass(frozen=True)
-class HistogramResult:
-    """Counts by 0-based position: ``present``, ``cited``, ``used``; rates are count / present."""
-
-    present: list[int]
-    cited: list[int]
-    used: list[int]
-    rows: list[HistogramRow] = field(default_factory=list, repr=False)
-
-    @property
-    def cite_rate(self) -> list[float]:
-        return [round(c / n, 4) if n else 0.0 for c, n in zip(self.cited, self.present, strict=True)]
-
-    @property
-    def use_rate(self) -> list[float]:
-        return [round(u / n, 4) if n else 0.0 for u, n in zip(self.used, self.present, strict=True)]
-
-    @property
-    def uncited(self) -> int:
-        """Replies that cited no document of their context."""
-        return sum(not r.cited for r in self.rows)
-
-    def to_dict(self) -> dict[str, Any]:
-        out = asdict(self)
-        out["cite_rate"], out["use_rate"], out["uncited"] = self.cite_rate, self.use_rate, self.uncited
-        return out
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> HistogramResult:
-        """Read back what :meth:`to_dict` wrote (e.g. ``ctxassembly histogram --json``).
-
-        :raises ConfigError: a missing key.
-        """
-        try:
-            rows = [
-                HistogramRow(
-                    r["qid"], r["n_docs"], tuple(r["cited"]), tuple(r["answer_positions"]), r["correct"], r["response"]
-                )
-                for r in data.get("rows", [])
-            ]
-            return cls(present=list(data["present"]), cited=list(data["cited"]), used=list(data["used"]), rows=rows)
-        except KeyError as e:
-            raise ConfigError(f"histogram result: missing key {e}") from None
-
-    def table(self) -> str:
-        rows: list[list[object]] = [["position", "present", "cited", "cite rate", "used", "use rate"]]
-        for p, n in enumerate(self.present):
-            rows.append([p, n, self.cited[p], f"{self.cite_rate[p]:.2f}", self.used[p], f"{self.use_rate[p]:.2f}"])
-        return table(rows)
-
-    def __str__(self) -> str:
-        return self.table()
-
-    def plot(self, path: str) -> str:
-        """Save the cite and use rates by position as a PNG bar chart."""
-        from ctxassembly.eval.plots import plot_histogram
-
-        return plot_histogram(self, path)
 
 
 def _assembled(budget: int, options: Mapping[str, Any]) -> Callable[[Question], Sequence[Chunk]]:

@@ -38,7 +38,7 @@ from ctxassembly.eval._common import to_chunk_list
 from ctxassembly.eval.questions import Question
 from ctxassembly.text import jaccard, shingles
 
-__all__ = ["ContextMetrics", "MetricsSummary", "context_metrics", "summarize", "text_metrics", "zone"]
+__all__ = ["ContextMetrics", "MetricsSummary", "context_metrics", "evaluate_many", "summarize", "text_metrics", "zone"]
 
 _WS = re.compile(r"\s+")
 DUPLICATE_JACCARD = 0.8
@@ -280,3 +280,34 @@ def summarize(rows: Sequence[ContextMetrics], questions: Sequence[Question] | No
         injection_pass=_rate(r.injections_passed > 0 for r in planted),
         rows=list(rows),
     )
+
+
+def evaluate_many(
+    questions: Sequence[Question],
+    *,
+    budget: int,
+    engine: str = "local",
+    batch_size: int = 8,
+    concurrency: int | None = None,
+    num_cpus: int | None = None,
+    **options: Any,
+) -> MetricsSummary:
+    """Context metrics of the labelled ``questions`` assembled by ``engine`` (``"local"`` or
+    ``"ray"``, see :func:`ctxassembly.batch.assemble_many`), summarised.
+
+    :raises ConfigError: see :func:`~ctxassembly.batch.assemble_many`.
+    :raises MissingExtraError: see :func:`~ctxassembly.batch.assemble_many`.
+    """
+    from ctxassembly.batch import assemble_many, parse_engine
+
+    results = assemble_many(
+        questions,
+        budget=budget,
+        engine=parse_engine(engine),
+        batch_size=batch_size,
+        concurrency=concurrency,
+        num_cpus=num_cpus,
+        **options,
+    )
+    rows = [context_metrics(q, a) for q, a in zip(questions, results, strict=True)]
+    return summarize(rows, questions)

@@ -1,19 +1,67 @@
-"""PNG plots of the probe, the dilution curve and the position histogram (matplotlib, Agg)."""
+"""PNG plots of the probe, the dilution curve, the position histogram and the A/B budgets
+(matplotlib, Agg).
+
+Each function reads only the fields it draws, described by a :class:`~typing.Protocol`
+below, so this module imports no other evaluation module: the result classes
+(:mod:`ctxassembly.eval.results`) call these functions from their ``plot`` methods.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import Any, BinaryIO, Protocol
 
 from ctxassembly.errors import MissingExtraError
 
-if TYPE_CHECKING:
-    from ctxassembly.eval.dilution import DilutionResult
-    from ctxassembly.eval.histogram import HistogramResult
-    from ctxassembly.eval.probe import ProbeResult
-    from ctxassembly.eval.runner import ABResult
-
 __all__ = ["plot_budgets", "plot_dilution", "plot_histogram", "plot_probe"]
+
+
+class ProbeLike(Protocol):
+    """What :func:`plot_probe` reads (a :class:`~ctxassembly.eval.results.ProbeResult`)."""
+
+    @property
+    def n_docs(self) -> int: ...
+    @property
+    def trials(self) -> int: ...
+    @property
+    def accuracy(self) -> Mapping[int, float]: ...
+
+
+class DilutionLike(Protocol):
+    """What :func:`plot_dilution` reads (a :class:`~ctxassembly.eval.results.DilutionResult`)."""
+
+    @property
+    def sizes(self) -> Sequence[int]: ...
+    @property
+    def placements(self) -> Sequence[str]: ...
+    @property
+    def accuracy(self) -> Mapping[str, Mapping[int, float | None]]: ...
+
+
+class HistogramLike(Protocol):
+    """What :func:`plot_histogram` reads (a :class:`~ctxassembly.eval.results.HistogramResult`)."""
+
+    @property
+    def present(self) -> Sequence[int]: ...
+    @property
+    def cite_rate(self) -> Sequence[float]: ...
+    @property
+    def use_rate(self) -> Sequence[float]: ...
+    @property
+    def rows(self) -> Sequence[object]: ...
+
+
+class BudgetsLike(Protocol):
+    """What :func:`plot_budgets` reads (an :class:`~ctxassembly.eval.results.ABResult`)."""
+
+    @property
+    def reader(self) -> str | None: ...
+    @property
+    def pipelines(self) -> Sequence[str]: ...
+    @property
+    def budgets(self) -> Sequence[int]: ...
+    def cell(self, pipeline: str, budget: int) -> dict[str, Any]: ...
 
 
 def _pyplot() -> Any:
@@ -42,7 +90,7 @@ def _save(fig: Any, path: str | Path | BinaryIO) -> str:
     return where
 
 
-def plot_probe(result: ProbeResult, path: str | Path | BinaryIO) -> str:
+def plot_probe(result: ProbeLike, path: str | Path | BinaryIO) -> str:
     """Accuracy by position of the planted fact."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(6, 3.6))
@@ -59,7 +107,7 @@ def plot_probe(result: ProbeResult, path: str | Path | BinaryIO) -> str:
     return _save(fig, path)
 
 
-def plot_dilution(result: DilutionResult, path: str | Path | BinaryIO) -> str:
+def plot_dilution(result: DilutionLike, path: str | Path | BinaryIO) -> str:
     """Accuracy against distractor count, one line per gold placement."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(6, 3.6))
@@ -73,7 +121,7 @@ def plot_dilution(result: DilutionResult, path: str | Path | BinaryIO) -> str:
     return _save(fig, path)
 
 
-def plot_histogram(result: HistogramResult, path: str | Path | BinaryIO) -> str:
+def plot_histogram(result: HistogramLike, path: str | Path | BinaryIO) -> str:
     """Cite and use rate by position, with how many contexts reach each position."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(max(6, 0.5 * len(result.present)), 3.6))
@@ -88,7 +136,7 @@ def plot_histogram(result: HistogramResult, path: str | Path | BinaryIO) -> str:
     return _save(fig, path)
 
 
-def plot_budgets(result: ABResult, path: str | Path | BinaryIO) -> str:
+def plot_budgets(result: BudgetsLike, path: str | Path | BinaryIO) -> str:
     """A/B metrics by budget, one line per pipeline: answer kept and wrong-version
     exposure (and reader accuracy when the run had a reader)."""
     plt = _pyplot()

@@ -19,16 +19,17 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
-from ctxassembly.eval._common import BRIEF, check_positive, cut, layout, table, to_chunk_list
+from ctxassembly.eval._common import BRIEF, check_positive, cut, layout, to_chunk_list
+from ctxassembly.eval.results import ProbeResult, ProbeTrial
 from ctxassembly.eval.scoring import contains_answer
 from ctxassembly.llm.readers import as_reader
 
-__all__ = ["PlantedFact", "ProbeResult", "ProbeTrial", "make_fact", "planted_fact_probe", "spread"]
+__all__ = ["PlantedFact", "make_fact", "planted_fact_probe", "spread"]
 
 Placement = Literal["document", "sentence"]
 
@@ -81,72 +82,6 @@ def spread(n_docs: int, positions: int | Sequence[int] | None) -> list[int]:
     return out
 
 
-@dataclass(frozen=True)
-class ProbeTrial:
-    """One reader call: the fact at ``position`` of ``n_docs`` documents."""
-
-    trial: int
-    position: int
-    n_docs: int
-    answer: str
-    response: str
-    correct: bool
-
-
-@dataclass(frozen=True)
-class ProbeResult:
-    """Accuracy by position (``accuracy[p]``: share of trials answered correctly with the
-    fact at position ``p``, 0-based), and every trial."""
-
-    n_docs: int
-    trials: int
-    placement: str
-    accuracy: dict[int, float]
-    rows: list[ProbeTrial] = field(default_factory=list, repr=False)
-
-    @property
-    def overall(self) -> float:
-        return round(sum(r.correct for r in self.rows) / len(self.rows), 4) if self.rows else 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        out = asdict(self)
-        out["accuracy"] = {str(k): v for k, v in self.accuracy.items()}
-        out["overall"] = self.overall
-        return out
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> ProbeResult:
-        """Read back what :meth:`to_dict` wrote (e.g. ``ctxassembly probe --json``).
-
-        :raises ConfigError: a missing key.
-        """
-        try:
-            return cls(
-                n_docs=int(data["n_docs"]),
-                trials=int(data["trials"]),
-                placement=str(data["placement"]),
-                accuracy={int(k): float(v) for k, v in data["accuracy"].items()},
-                rows=[ProbeTrial(**r) for r in data.get("rows", [])],
-            )
-        except KeyError as e:
-            raise ConfigError(f"probe result: missing key {e}") from None
-
-    def table(self) -> str:
-        rows: list[list[object]] = [["position", "of", "accuracy", "trials"]]
-        for p, acc in self.accuracy.items():
-            rows.append([p, self.n_docs, f"{acc:.2f}", sum(r.position == p for r in self.rows)])
-        return table(rows)
-
-    def __str__(self) -> str:
-        return self.table()
-
-    def plot(self, path: str) -> str:
-        """Save the curve as a PNG at ``path`` (matplotlib, Agg backend)."""
-        from ctxassembly.eval.plots import plot_probe
-
-        return plot_probe(self, path)
-
-
 def _plant(chunk: Chunk, fact: PlantedFact, placement: Placement, trial: int) -> Chunk:
     if placement == "document":
         return Chunk(id=f"note-{trial + 1}", text=fact.sentence, title="Site notes")
@@ -195,7 +130,7 @@ def planted_fact_probe(
     ask = as_reader(reader)
     where = spread(n_docs, positions)
     if chunks is None:
-        from ctxassembly.demo import load_corpus
+        from ctxassembly.data import load_corpus
 
         chunks = load_corpus()
     pool = to_chunk_list(chunks, "chunks")

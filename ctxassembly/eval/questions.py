@@ -127,7 +127,7 @@ def load_questions(path: str | Path, limit: int | None = None) -> list[Question]
 def demo_questions(k: int = 40, items: Iterable[Sequence[Any]] | None = None) -> list[Question]:
     """Labelled questions over the bundled Django demo corpus.
 
-    ``items`` (default: ``ctxassembly.demo.SAMPLE_QUESTIONS``) are ``(question, answer)``
+    ``items`` (default: ``ctxassembly.data.SAMPLE_QUESTIONS``) are ``(question, answer)``
     or ``(question, answer, wrong_answers)``. Each question comes with the demo
     retriever's top ``k``; its gold chunks are the candidates that contain the answer
     string in the version the question names (the latest, 5.2, when it names none;
@@ -135,7 +135,7 @@ def demo_questions(k: int = 40, items: Iterable[Sequence[Any]] | None = None) ->
     """
     import re
 
-    from ctxassembly.demo import SAMPLE_QUESTIONS, retriever
+    from ctxassembly.data import SAMPLE_QUESTIONS, retriever
 
     out = []
     for i, item in enumerate(SAMPLE_QUESTIONS if items is None else items):

@@ -27,63 +27,23 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ctxassembly.errors import ConfigError
+from ctxassembly.eval import plots
+from ctxassembly.eval.results import (
+    ABResult,
+    DilutionResult,
+    HistogramResult,
+    ProbeResult,
+    fmt_cell,
+    summary_rows,
+)
 
 if TYPE_CHECKING:
     from rich.table import Table
-
-    from ctxassembly.eval.dilution import DilutionResult
-    from ctxassembly.eval.histogram import HistogramResult
-    from ctxassembly.eval.probe import ProbeResult
-    from ctxassembly.eval.runner import ABResult
 
 __all__ = [
     "Extras", "load_extras", "read_json", "rich_table", "summary_rows", "write_csv", "write_html", "write_json",
     "write_markdown",
 ]
-
-# summary column: (key, header, kind) — kind: % rate, n count, t tokens, ms milliseconds
-COLUMNS: tuple[tuple[str, str, str], ...] = (
-    ("pipeline", "pipeline", "s"),
-    ("budget", "budget", "n"),
-    ("n", "n", "n"),
-    ("answer_kept", "answer kept", "%"),
-    ("accuracy", "correct", "%"),
-    ("wrong_exposure", "wrong exposed", "%"),
-    ("context_recall", "recall", "%"),
-    ("context_precision", "precision", "%"),
-    ("duplicate_share", "dup share", "%"),
-    ("off_version_share", "off version", "%"),
-    ("tokens_mean", "tokens", "t"),
-    ("edge_rate", "edge", "%"),
-    ("middle_rate", "middle", "%"),
-    ("injection_pass", "injection", "%"),
-    ("latency_ms_median", "ms p50", "ms"),
-    ("errors", "errors", "n"),
-)
-
-
-def _fmt(value: object, kind: str) -> str:
-    if value is None:
-        return "n/a"
-    if kind == "%" and isinstance(value, (int, float)):
-        return f"{100 * value:.1f}%"
-    if kind == "t" and isinstance(value, (int, float)):
-        return f"{value:.0f}"
-    if kind == "ms" and isinstance(value, (int, float)):
-        return f"{value:.1f}"
-    return str(value)
-
-
-def _columns(result: ABResult) -> list[tuple[str, str, str]]:
-    """The columns that say something for this run (no reader: no reader column)."""
-    return [c for c in COLUMNS if c[0] != "accuracy" or result.reader is not None]
-
-
-def summary_rows(result: ABResult) -> list[list[str]]:
-    """The summary as rows of formatted cells, the header first."""
-    cols = _columns(result)
-    return [[h for _, h, _ in cols], *[[_fmt(s.get(k), kind) for k, _, kind in cols] for s in result.summary]]
-
 
 def rich_table(result: ABResult, title: str | None = None) -> Table:
     """The summary as a ``rich`` table, one row per pipeline × budget."""
@@ -155,10 +115,6 @@ def load_extras(
 
     :raises ConfigError: a missing or malformed file.
     """
-    from ctxassembly.eval.dilution import DilutionResult
-    from ctxassembly.eval.histogram import HistogramResult
-    from ctxassembly.eval.probe import ProbeResult
-
     return Extras(
         probe=None if probe is None else ProbeResult.from_dict(read_json(probe)),
         dilution=None if dilution is None else DilutionResult.from_dict(read_json(dilution)),
@@ -182,8 +138,6 @@ def _png(plot: Callable[[Any, Any], str], obj: object) -> bytes:
 
 
 def _sections(result: ABResult | None, extras: Extras) -> list[_Section]:
-    from ctxassembly.eval import plots
-
     out = []
     if result is not None:
         n = len({r.qid for r in result.rows})
@@ -213,7 +167,7 @@ def _sections(result: ABResult | None, extras: Extras) -> list[_Section]:
     if extras.dilution is not None:
         d = extras.dilution
         rows = [["gold placed", *[f"+{k}" for k in d.sizes]]]
-        rows += [[pl, *[_fmt(d.accuracy[pl].get(k), "%") for k in d.sizes]] for pl in d.placements]
+        rows += [[pl, *[fmt_cell(d.accuracy[pl].get(k), "%") for k in d.sizes]] for pl in d.placements]
         out.append(_Section(
             "dilution",
             "Dilution curve",
@@ -313,7 +267,5 @@ def write_html(
 
 
 def result_from_json(data: Mapping[str, Any]) -> ABResult:
-    """An :class:`~ctxassembly.eval.runner.ABResult` from its JSON (see :func:`write_json`)."""
-    from ctxassembly.eval.runner import ABResult
-
+    """An :class:`~ctxassembly.eval.results.ABResult` from its JSON (see :func:`write_json`)."""
     return ABResult.from_dict(data)

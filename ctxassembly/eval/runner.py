@@ -37,7 +37,6 @@ import statistics
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -46,11 +45,12 @@ from ctxassembly.errors import ConfigError
 from ctxassembly.eval._common import BRIEF, layout, to_chunk_list
 from ctxassembly.eval.metrics import ContextMetrics, context_metrics, summarize, text_metrics
 from ctxassembly.eval.questions import Question
+from ctxassembly.eval.results import ABResult, ABRow
 from ctxassembly.eval.scoring import contains_answer
 from ctxassembly.llm.readers import as_reader
 from ctxassembly.render import Renderer, prompt
 
-__all__ = ["BUILTIN", "ABResult", "ABRow", "Pipeline", "dedup_only", "load_pipeline", "raw_topk", "run_ab"]
+__all__ = ["BUILTIN", "Pipeline", "dedup_only", "load_pipeline", "raw_topk", "run_ab"]
 
 Pipeline = Callable[[str, list[dict[str, Any]], int, "str | None"], Any]
 
@@ -144,56 +144,6 @@ def load_pipeline(spec: str) -> tuple[str, Pipeline]:
     return label if label is not None else name, obj
 
 
-@dataclass(frozen=True)
-class ABRow:
-    """One question through one pipeline at one budget: the context metrics, and the
-    reader's answer when there is a reader (``answer``/``correct`` ``None`` without)."""
-
-    qid: str
-    pipeline: str
-    budget: int
-    metrics: ContextMetrics
-    answer: str | None = None
-    correct: bool | None = None
-    latency_ms: float | None = None
-    reader_ms: float | None = None
-    error: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """Flat: the metric fields beside the run fields (one CSV row)."""
-        out: dict[str, Any] = {"qid": self.qid, "pipeline": self.pipeline, "budget": self.budget}
-        out.update({k: v for k, v in self.metrics.to_dict().items() if k != "qid"})
-        out.update(
-            answer=self.answer, correct=self.correct, latency_ms=self.latency_ms, reader_ms=self.reader_ms,
-            error=self.error,
-        )
-        return out
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> ABRow:
-        """The inverse of :meth:`to_dict` (for rows read back from JSON).
-
-        :raises ConfigError: a row that lacks a field (named).
-        """
-        names = [f for f in ContextMetrics.__dataclass_fields__ if f != "qid"]
-        missing = [k for k in ("qid", "pipeline", "budget", *names) if k not in data]
-        if missing:
-            raise ConfigError(f"row {data.get('qid')!r}: missing field(s) {missing}")
-        values = {k: data[k] for k in names}
-        values["wrong_exposed"] = tuple(values["wrong_exposed"] or ())
-        return cls(
-            qid=str(data["qid"]),
-            pipeline=str(data["pipeline"]),
-            budget=int(data["budget"]),
-            metrics=ContextMetrics(qid=str(data["qid"]), **values),
-            answer=data.get("answer"),
-            correct=data.get("correct"),
-            latency_ms=data.get("latency_ms"),
-            reader_ms=data.get("reader_ms"),
-            error=data.get("error"),
-        )
-
-
 SUMMARY_KEYS = (
     "answer_kept", "accuracy", "wrong_exposure", "context_recall", "context_precision", "duplicate_share",
     "off_version_share", "tokens_mean", "edge_rate", "middle_rate", "injection_pass", "latency_ms_median",
@@ -213,62 +163,6 @@ def _summary(pipeline: str, budget: int, rows: Sequence[ABRow], questions: Seque
         "accuracy": round(sum(scored) / len(scored), 4) if scored else None,
         "latency_ms_median": round(statistics.median(lat), 3) if lat else None,
     }
-
-
-@dataclass(frozen=True)
-class ABResult:
-    """Per-question :class:`ABRow` s and one summary dict per pipeline × budget (means
-    over the questions each metric applies to; ``accuracy`` over the scored answers)."""
-
-    pipelines: tuple[str, ...]
-    budgets: tuple[int, ...]
-    rows: list[ABRow] = field(default_factory=list, repr=False)
-    summary: list[dict[str, Any]] = field(default_factory=list)
-    reader: str | None = None
-
-    def cell(self, pipeline: str, budget: int) -> dict[str, Any]:
-        """The summary of one pipeline at one budget.
-
-        :raises KeyError: a pipeline or budget that was not run.
-        """
-        for s in self.summary:
-            if s["pipeline"] == pipeline and s["budget"] == budget:
-                return s
-        raise KeyError(f"no summary for pipeline {pipeline!r} at budget {budget}")
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "pipelines": list(self.pipelines),
-            "budgets": list(self.budgets),
-            "reader": self.reader,
-            "summary": self.summary,
-            "rows": [r.to_dict() for r in self.rows],
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> ABResult:
-        """Read back what :meth:`to_dict` wrote (e.g. a ``--json`` file).
-
-        :raises ConfigError: a missing key or row field.
-        """
-        try:
-            return cls(
-                pipelines=tuple(data["pipelines"]),
-                budgets=tuple(int(b) for b in data["budgets"]),
-                rows=[ABRow.from_dict(r) for r in data["rows"]],
-                summary=[dict(s) for s in data["summary"]],
-                reader=data.get("reader"),
-            )
-        except KeyError as e:
-            raise ConfigError(f"A/B result: missing key {e}") from None
-
-    def table(self) -> str:
-        """The summary as aligned plain text (see :mod:`ctxassembly.eval.report` for rich,
-        Markdown and HTML)."""
-        from ctxassembly.eval._common import table
-        from ctxassembly.eval.report import summary_rows
-
-        return table(summary_rows(self))
 
 
 def _fair_call(fn: Pipeline, q: Question, budget: int) -> tuple[object, float, str | None]:

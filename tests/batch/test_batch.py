@@ -9,8 +9,9 @@ import pytest
 
 from ctxassembly import assemble
 from ctxassembly.assembler import Assembled
-from ctxassembly.batch import ENGINES, assemble_many, evaluate_many, parse_engine
+from ctxassembly.batch import ENGINES, assemble_many, parse_engine
 from ctxassembly.errors import ConfigError, MissingExtraError
+from ctxassembly.eval.metrics import evaluate_many
 from ctxassembly.eval.questions import Question
 
 # Ray Data's own modules emit deprecation notices on import under newer pandas/pyarrow

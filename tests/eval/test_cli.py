@@ -1,6 +1,6 @@
-"""The evaluation commands (``eval``, ``probe``, ``dilution``, ``histogram``, top-level
-commands of ``ctxassembly``), run the way a user runs them (the SmolLM2 end-to-end runs
-are in test_smollm2.py)."""
+"""The evaluation commands (``eval``, ``probe``, ``dilution``, ``histogram``, ``calibrate``,
+``calibrate-weights``: top-level commands of ``ctxassembly``, in :mod:`ctxassembly.cli.eval`),
+run the way a user runs them (the SmolLM2 end-to-end runs are in test_smollm2.py)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from ctxassembly.cli import app as main_app
+from ctxassembly.cli import app
+from ctxassembly.cli.eval import load_reader
 from ctxassembly.errors import ConfigError
-from ctxassembly.eval.cli import app, load_reader
 from tests.conftest import DevData
 
 pytestmark = pytest.mark.unit
@@ -22,13 +22,22 @@ pytestmark = pytest.mark.unit
 runner = CliRunner()
 
 
-def test_help_runs_as_a_module() -> None:
-    out = subprocess.run(
-        [sys.executable, "-m", "ctxassembly.eval.cli", "--help"], capture_output=True, text=True, check=False
+def test_help_runs_as_a_module_and_loads_no_eval_module() -> None:
+    # `python -m ctxassembly --help` lists every command, and the commands import what they
+    # run only when they run
+    code = (
+        "import runpy, sys\n"
+        "sys.argv = ['ctxassembly', '--help']\n"
+        "try:\n    runpy.run_module('ctxassembly', run_name='__main__')\n"
+        "except SystemExit as e:\n    assert e.code == 0, e.code\n"
+        "loaded = [m for m in sys.modules if m.startswith(('ctxassembly.eval', 'ctxassembly.llm', 'torch'))]\n"
+        "print('LOADED', loaded)\n"
     )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert out.returncode == 0, out.stderr
-    for command in ("eval", "probe", "dilution", "histogram"):
-        assert command in out.stdout
+    for command in ("assemble", "demo", "eval", "probe", "dilution", "histogram", "calibrate", "calibrate-weights"):
+        assert f" {command} " in out.stdout
+    assert "LOADED []" in out.stdout
 
 
 def test_core_does_not_import_eval() -> None:
@@ -43,18 +52,34 @@ def test_eval_import_stays_light() -> None:
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
-@pytest.mark.parametrize("command", ["eval", "probe", "dilution", "histogram"])
-def test_the_commands_are_top_level(command: str) -> None:
-    result = runner.invoke(main_app, [command, "--help"])
+@pytest.mark.parametrize(
+    ("command", "option"),
+    [
+        ("eval", "--pipeline"),
+        ("probe", "--n-docs"),
+        ("dilution", "--sizes"),
+        ("histogram", "--budget"),
+        ("calibrate", "--min-scores"),
+        ("calibrate-weights", "--encoder"),
+    ],
+)
+def test_the_commands_are_top_level(command: str, option: str) -> None:
+    # each command answers under its own name with its own options, and a name that is
+    # not a command fails
+    result = runner.invoke(app, [command, "--help"], prog_name="ctxassembly")
     assert result.exit_code == 0, result.output
-    assert f"ctxassembly {command}" in result.output or "Usage" in result.output
+    assert f"Usage: ctxassembly {command} " in result.output
+    assert option in result.output
+    missing = runner.invoke(app, [f"{command}x", "--help"], prog_name="ctxassembly")
+    assert missing.exit_code == 2
+    assert f"No such command '{command}x'" in missing.output
 
 
 def test_acceptance_two_budgets_on_the_bench_questions(dev_data: DevData, tmp_path: Path) -> None:
     # the issue's acceptance command: ctxassembly eval questions.jsonl --budget 1000 --budget 500
     path = dev_data.path("django")  # questions.jsonl.gz, read directly
     out = tmp_path / "ab.json"
-    result = runner.invoke(main_app, ["eval", str(path), "--budget", "1000", "--budget", "500", "--json", str(out)])
+    result = runner.invoke(app, ["eval", str(path), "--budget", "1000", "--budget", "500", "--json", str(out)])
     assert result.exit_code == 0, result.output
     assert "answer kept" in result.output
     for name in ("raw", "dedup", "assembler"):
@@ -76,7 +101,7 @@ def test_acceptance_two_budgets_on_the_bench_questions(dev_data: DevData, tmp_pa
 def test_eval_on_the_demo_questions_with_outputs(tmp_path: Path) -> None:
     args = ["eval", "--budget", "800", "--pipeline", "assembler", "--pipeline", "raw=naive", "--limit", "3"]
     outs = {"--csv": tmp_path / "r.csv", "--report": tmp_path / "r.md", "--html": tmp_path / "r.html"}
-    result = runner.invoke(main_app, [*args, *[x for kv in outs.items() for x in map(str, kv)]])
+    result = runner.invoke(app, [*args, *[x for kv in outs.items() for x in map(str, kv)]])
     assert result.exit_code == 0, result.output
     assert "naive" in result.output
     assert len(outs["--csv"].read_text().splitlines()) == 1 + 2 * 3
@@ -91,19 +116,19 @@ def test_eval_a_pipeline_from_a_file(tmp_path: Path) -> None:
     record = {"qid": "x", "question": "What?", "answer": ["alpha"], "candidates": [{"id": "a", "text": "alpha beta"}]}
     path.write_text(json.dumps(record) + "\n")
     out = tmp_path / "o.json"
-    result = runner.invoke(main_app, ["eval", str(path), "--pipeline", f"{mine}:top1", "--json", str(out)])
+    result = runner.invoke(app, ["eval", str(path), "--pipeline", f"{mine}:top1", "--json", str(out)])
     assert result.exit_code == 0, result.output
     assert json.loads(out.read_text())["summary"][0]["answer_kept"] == 1.0
 
 
 def test_eval_unknown_pipeline_names_it() -> None:
-    result = runner.invoke(main_app, ["eval", "--pipeline", "nosuch", "--limit", "1"])
+    result = runner.invoke(app, ["eval", "--pipeline", "nosuch", "--limit", "1"])
     assert result.exit_code == 2
     assert "unknown pipeline 'nosuch'" in result.output
 
 
 def test_eval_probe_flag_needs_a_reader() -> None:
-    result = runner.invoke(main_app, ["eval", "--probe", "--limit", "1"])
+    result = runner.invoke(app, ["eval", "--probe", "--limit", "1"])
     assert result.exit_code == 2
     assert "--probe and --dilution need a reader" in result.output
 
@@ -111,12 +136,12 @@ def test_eval_probe_flag_needs_a_reader() -> None:
 def test_eval_with_a_reader_and_earlier_results(tmp_path: Path) -> None:
     probe_json = tmp_path / "probe.json"
     got = runner.invoke(
-        main_app, ["probe", "--reader", "textwrap:dedent", "--n-docs", "3", "--trials", "1", "--json", str(probe_json)]
+        app, ["probe", "--reader", "textwrap:dedent", "--n-docs", "3", "--trials", "1", "--json", str(probe_json)]
     )
     assert got.exit_code == 0, got.output
     html = tmp_path / "r.html"
     args = ["eval", "--limit", "2", "--pipeline", "raw", "--reader", "textwrap:dedent", "--histogram"]
-    result = runner.invoke(main_app, [*args, "--probe-json", str(probe_json), "--html", str(html)])
+    result = runner.invoke(app, [*args, "--probe-json", str(probe_json), "--html", str(html)])
     assert result.exit_code == 0, result.output
     assert "correct" in result.output  # textwrap.dedent echoes the prompt: a real str -> str callable
     assert html.read_text().count("data:image/png;base64,") == 3  # budgets, probe, histogram

@@ -35,7 +35,8 @@ from ctxassembly.eval.report import (
     write_json,
     write_markdown,
 )
-from ctxassembly.eval.runner import ABResult, run_ab
+from ctxassembly.eval.results import ABResult
+from ctxassembly.eval.runner import run_ab
 from tests.eval.conftest import RETRY, ROTATE, FirstDocReaderDouble
 
 pytestmark = pytest.mark.unit

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from ctxassembly.errors import ConfigError
-from ctxassembly.eval.runner import ABResult, dedup_only, load_pipeline, raw_topk, run_ab
+from ctxassembly.eval.results import ABResult
+from ctxassembly.eval.runner import dedup_only, load_pipeline, raw_topk, run_ab
 from ctxassembly.render import Renderer
 from ctxassembly.tokens import get_counter
 from tests.eval.conftest import RETRY, ROTATE, THREE, THREE_COPY, FirstDocReaderDouble

@@ -10,8 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from ctxassembly.chunk import Chunk
+from ctxassembly.cli import app
 from ctxassembly.eval import SmolLM2Reader, contains_answer, planted_fact_probe, smollm2_gguf
-from ctxassembly.eval.cli import app
 from ctxassembly.render import prompt, render
 
 # slow: the first test of the module pays the 15-45 s GGUF dequantisation (session fixture)

@@ -13,7 +13,7 @@ from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.vectorstores import InMemoryVectorStore
 
-from ctxassembly.demo import load_corpus
+from ctxassembly.data import load_corpus
 from ctxassembly.tokens import get_counter
 
 
@@ -68,7 +68,7 @@ def count_tokens() -> Any:
 @pytest.fixture(scope="session")
 def bm25_documents() -> Any:
     """question -> the demo BM25 retriever's top 40 as Documents (with a ``score``): no model needed."""
-    from ctxassembly.demo import retriever
+    from ctxassembly.data import retriever
 
     def retrieve(question: str, k: int = 40) -> list[Document]:
         out = []

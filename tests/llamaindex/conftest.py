@@ -21,7 +21,7 @@ from llama_index.core.instrumentation.events import BaseEvent
 from llama_index.core.llms import MockLLM
 from llama_index.core.schema import TextNode
 
-from ctxassembly.demo import load_corpus
+from ctxassembly.data import load_corpus
 from llamaindex_ctxassembly import ContextAssemblyEvent
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")

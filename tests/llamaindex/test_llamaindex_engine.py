@@ -17,7 +17,7 @@ from llama_index.core.llms import MockLLM
 from llama_index.core.query_engine import RetrieverQueryEngine
 from llama_index.core.schema import MetadataMode, NodeWithScore
 
-from ctxassembly.demo import load_corpus
+from ctxassembly.data import load_corpus
 from ctxassembly.tokens import get_counter
 from llamaindex_ctxassembly import ContextAssemblyPostprocessor
 from tests.llamaindex.conftest import Collect

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from ctxassembly.calibrate import calibrate, score_grid
 from ctxassembly.cli import app
 from ctxassembly.errors import ConfigError
+from ctxassembly.eval.calibrate import calibrate, score_grid
 from tests.conftest import DevData
 
 pytestmark = pytest.mark.unit
@@ -82,7 +82,7 @@ def test_cli(dev_data: DevData, tmp_path: Path) -> None:
 
 
 def test_leave_one_corpus_out_prints_both_directions(dev_data: DevData) -> None:
-    from ctxassembly.calibrate import loco
+    from ctxassembly.eval.calibrate import loco
 
     corpora = {name: dev_data.records(name)[:4] for name in ("django", "pytest")}
     result = loco(corpora, budgets=(500,), lexical=(0.0, 1.0), define=(0.0, 0.5))

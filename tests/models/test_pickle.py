@@ -15,7 +15,7 @@ from langchain_core.documents import Document
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
 from ctxassembly import Assembler
-from ctxassembly.demo import retriever
+from ctxassembly.data import retriever
 from langchain_ctxassembly import ContextAssemblyCompressor
 from llamaindex_ctxassembly import ContextAssemblyPostprocessor
 

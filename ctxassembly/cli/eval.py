@@ -1,7 +1,8 @@
-"""The evaluation commands: ``eval`` (the A/B runner), ``probe``, ``dilution``, ``histogram``.
+"""The evaluation commands: ``eval`` (the A/B runner), ``probe``, ``dilution``, ``histogram``,
+``calibrate`` and ``calibrate-weights`` (thresholds and weights, :mod:`ctxassembly.eval.calibrate`).
 
-:func:`register` mounts them as top-level commands of ``ctxassembly``; they also run
-alone as ``python -m ctxassembly.eval.cli``. Without a questions file, the commands use
+:func:`register` mounts them as top-level commands of ``ctxassembly``
+(``python -m ctxassembly ...`` works too). Without a questions file, the commands use
 the bundled Django demo questions; ``probe``, ``dilution`` and ``histogram`` default to
 the local SmolLM2 reader, ``eval`` asks no reader unless ``--reader`` is given.
 """
@@ -286,16 +287,96 @@ def _extras(
     return loaded
 
 
+def _floats(text: str | None, name: str) -> list[float | None] | None:
+    if text is None:
+        return None
+    out: list[float | None] = []
+    for part in text.split(","):
+        p = part.strip().lower()
+        if not p:
+            continue
+        if p in ("none", "exact"):
+            out.append(None)
+            continue
+        try:
+            out.append(float(p))
+        except ValueError:
+            raise ConfigError(f"{name} must be comma-separated numbers (or 'none'), got {text!r}") from None
+    return out
+
+
+def calibrate_cmd(  # noqa: PLR0917 - typer maps each parameter to a CLI option
+    questions: Annotated[Path, typer.Argument(help="JSONL of labelled questions with their candidates")],
+    budget: Annotated[int, typer.Option(help="token budget of the context")] = 500,
+    min_scores: Annotated[
+        str | None, typer.Option("--min-scores", help="score grid, e.g. 'none,0.4,0.5' (default: percentiles)")
+    ] = None,
+    near: Annotated[str | None, typer.Option("--near", help="near-dup grid, e.g. 'exact,0.7,0.8,0.9'")] = None,
+    encoder: Annotated[
+        str | None, typer.Option(help="a sentence-transformers model path: calibrate with it as reranker and embedder")
+    ] = None,
+    limit: Annotated[int | None, typer.Option(help="use only the first N questions")] = None,
+    json_path: Annotated[Path | None, typer.Option("--json", help="write the whole curve as JSON here")] = None,
+) -> None:
+    """Find the relevance and near-dup thresholds that keep the answer most often within a
+    budget on a labelled sample, and print the curve."""
+    from ctxassembly.eval.calibrate import NEAR_GRID, calibrate
+
+    try:
+        records = list(read_jsonl(questions))[:limit]
+        options: dict[str, Any] = {}
+        if encoder is not None:  # one model for both; the assembler shares its cache
+            options = {"reranker": encoder, "embedder": encoder}
+        grid_n = _floats(near, "--near")
+        result = calibrate(
+            records,
+            budget=budget,
+            min_scores=_floats(min_scores, "--min-scores"),
+            near_thresholds=NEAR_GRID if grid_n is None else grid_n,
+            source=questions.name + ("" if encoder is None else f", encoder {encoder}"),
+            **options,
+        )
+    except (ConfigError, OSError, json.JSONDecodeError) as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(result.table())
+    if json_path is not None:
+        json_path.write_text(json.dumps(result.to_dict(), indent=2), encoding="utf-8")
+
+
+def calibrate_weights_cmd(
+    questions: Annotated[list[Path], typer.Argument(help="two or more JSONL files of labelled questions")],
+    budget: Annotated[list[int] | None, typer.Option(help="token budget (repeat for several)")] = None,
+    encoder: Annotated[
+        str | None, typer.Option(help="a sentence-transformers model path: also choose the rerank fusion weight")
+    ] = None,
+    limit: Annotated[int | None, typer.Option(help="use only the first N questions of each file")] = None,
+) -> None:
+    """Leave-one-corpus-out: choose the relevance weights on each file, measure on the others."""
+    from ctxassembly.eval.calibrate import FUSE_GRID, LOCO_BUDGETS, loco
+
+    try:
+        corpora: dict[str, list[dict[str, Any]]] = {}
+        for path in questions:
+            corpora[path.parent.name or path.stem] = list(read_jsonl(path))[:limit]
+        options: dict[str, Any] = {}
+        fuse: tuple[float | None, ...] = (None,)
+        if encoder is not None:
+            options = {"reranker": encoder, "embedder": encoder}
+            fuse = FUSE_GRID
+        result = loco(corpora, budgets=tuple(budget or LOCO_BUDGETS), fuse=fuse, **options)
+    except (ConfigError, OSError, json.JSONDecodeError) as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(result.table())
+
+
 def register(app: typer.Typer) -> None:
-    """Mount ``eval``, ``probe``, ``dilution`` and ``histogram`` on ``app`` as top-level commands."""
+    """Mount ``eval``, ``probe``, ``dilution``, ``histogram``, ``calibrate`` and
+    ``calibrate-weights`` on ``app`` as top-level commands."""
     app.command("eval")(eval_cmd)
     app.command("probe")(probe_cmd)
     app.command("dilution")(dilution_cmd)
     app.command("histogram")(histogram_cmd)
-
-
-app = typer.Typer(help="Measure context assembly on your own model and data.", no_args_is_help=True)
-register(app)
-
-if __name__ == "__main__":
-    app()
+    app.command("calibrate")(calibrate_cmd)
+    app.command("calibrate-weights")(calibrate_weights_cmd)

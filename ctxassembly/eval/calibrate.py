@@ -17,28 +17,24 @@ version only when the record says the question names it (``version_explicit``; a
 without that field is taken at its word). The labels (answers, wrong strings) are only
 used to score.
 
-CLI: ``ctxassembly calibrate QUESTIONS.jsonl --budget 500``.
+CLI: ``ctxassembly calibrate QUESTIONS.jsonl --budget 500`` (:mod:`ctxassembly.cli.eval`).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from statistics import mean
-from typing import Annotated, Any
+from typing import Any
 
 import numpy as np
-import typer
 
 from ctxassembly.assembler import Assembler
 from ctxassembly.errors import ConfigError
 from ctxassembly.eval.metrics import context_metrics
 from ctxassembly.eval.questions import Question
-from ctxassembly.jsonl import read_jsonl
 
-__all__ = ["Calibration", "Loco", "Point", "Setting", "calibrate", "command", "loco", "loco_command", "score_grid"]
+__all__ = ["Calibration", "Loco", "Point", "Setting", "calibrate", "loco", "score_grid"]
 
 PERCENTILES = (5, 10, 20, 30, 40, 50)
 NEAR_GRID: tuple[float | None, ...] = (None, 0.5, 0.6, 0.7, 0.8, 0.9)
@@ -239,61 +235,6 @@ def _measure(
     )
 
 
-def _floats(text: str | None, name: str) -> list[float | None] | None:
-    if text is None:
-        return None
-    out: list[float | None] = []
-    for part in text.split(","):
-        p = part.strip().lower()
-        if not p:
-            continue
-        if p in ("none", "exact"):
-            out.append(None)
-            continue
-        try:
-            out.append(float(p))
-        except ValueError:
-            raise ConfigError(f"{name} must be comma-separated numbers (or 'none'), got {text!r}") from None
-    return out
-
-
-def command(  # noqa: PLR0917 - typer maps each parameter to a CLI option
-    questions: Annotated[Path, typer.Argument(help="JSONL of labelled questions with their candidates")],
-    budget: Annotated[int, typer.Option(help="token budget of the context")] = 500,
-    min_scores: Annotated[
-        str | None, typer.Option("--min-scores", help="score grid, e.g. 'none,0.4,0.5' (default: percentiles)")
-    ] = None,
-    near: Annotated[str | None, typer.Option("--near", help="near-dup grid, e.g. 'exact,0.7,0.8,0.9'")] = None,
-    encoder: Annotated[
-        str | None, typer.Option(help="a sentence-transformers model path: calibrate with it as reranker and embedder")
-    ] = None,
-    limit: Annotated[int | None, typer.Option(help="use only the first N questions")] = None,
-    json_path: Annotated[Path | None, typer.Option("--json", help="write the whole curve as JSON here")] = None,
-) -> None:
-    """Find the relevance and near-dup thresholds that keep the answer most often within a
-    budget on a labelled sample, and print the curve."""
-    try:
-        records = list(read_jsonl(questions))[:limit]
-        options: dict[str, Any] = {}
-        if encoder is not None:  # one model for both; the assembler shares its cache
-            options = {"reranker": encoder, "embedder": encoder}
-        grid_n = _floats(near, "--near")
-        result = calibrate(
-            records,
-            budget=budget,
-            min_scores=_floats(min_scores, "--min-scores"),
-            near_thresholds=NEAR_GRID if grid_n is None else grid_n,
-            source=questions.name + ("" if encoder is None else f", encoder {encoder}"),
-            **options,
-        )
-    except (ConfigError, OSError, json.JSONDecodeError) as e:
-        typer.echo(f"error: {e}", err=True)
-        raise typer.Exit(2) from None
-    typer.echo(result.table())
-    if json_path is not None:
-        json_path.write_text(json.dumps(result.to_dict(), indent=2), encoding="utf-8")
-
-
 # ------------------------------------------------------------------ leave-one-corpus-out
 # The relevance weights (and, with an encoder, the rerank fusion weight) are chosen on one
 # labelled corpus and judged on the others: a default must hold on docs it was not tuned
@@ -438,28 +379,3 @@ def loco(
     picks = {n: transfer(n) for n in corpora}
     default = min(picks.values(), key=lambda s: (s.size, -mean(s.recall.values())))
     return Loco(list(corpora), tuple(budgets), settings, chosen, default, {n: regret(n) for n in corpora}, picks)
-
-
-def loco_command(
-    questions: Annotated[list[Path], typer.Argument(help="two or more JSONL files of labelled questions")],
-    budget: Annotated[list[int] | None, typer.Option(help="token budget (repeat for several)")] = None,
-    encoder: Annotated[
-        str | None, typer.Option(help="a sentence-transformers model path: also choose the rerank fusion weight")
-    ] = None,
-    limit: Annotated[int | None, typer.Option(help="use only the first N questions of each file")] = None,
-) -> None:
-    """Leave-one-corpus-out: choose the relevance weights on each file, measure on the others."""
-    try:
-        corpora: dict[str, list[dict[str, Any]]] = {}
-        for path in questions:
-            corpora[path.parent.name or path.stem] = list(read_jsonl(path))[:limit]
-        options: dict[str, Any] = {}
-        fuse: tuple[float | None, ...] = (None,)
-        if encoder is not None:
-            options = {"reranker": encoder, "embedder": encoder}
-            fuse = FUSE_GRID
-        result = loco(corpora, budgets=tuple(budget or LOCO_BUDGETS), fuse=fuse, **options)
-    except (ConfigError, OSError, json.JSONDecodeError) as e:
-        typer.echo(f"error: {e}", err=True)
-        raise typer.Exit(2) from None
-    typer.echo(result.table())

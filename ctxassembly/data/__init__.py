@@ -1,4 +1,4 @@
-"""The bundled demo: a small real versioned corpus and a lexical retriever over it.
+"""The bundled demo corpus: a small real versioned corpus and a lexical retriever over it.
 
 :func:`load_corpus` reads 423 chunks of 8 Django documents in versions 4.2, 5.1 and 5.2
 (see ``ctxassembly/data/README.md``). :class:`DemoRetriever` is plain BM25 (bm25s) over
