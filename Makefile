@@ -1,6 +1,7 @@
 # Two commands do all the setup on a fresh machine:
 #   make demo   naive vs assembled contexts from the bundled corpus (no model needed)
-#   make test   the whole test suite (installs the models, frameworks and test tools)
+#   make test   the import layers (lint-imports), then the whole test suite (installs the models,
+#               frameworks and test tools)
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
@@ -28,6 +29,7 @@ demo: $(VENV)/.core
 	$(PY) -m ctxassembly demo
 
 test: $(VENV)/.all
+	$(VENV)/bin/lint-imports
 	$(PY) -m pytest
 
 lint: $(VENV)/.all
@@ -44,4 +46,4 @@ bench: $(VENV)/.all
 	$(PY) benchmarks/answers.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .import_linter_cache
