@@ -111,7 +111,7 @@ def probe_cmd(  # noqa: PLR0917 - typer reads the options from the signature
     """Planted-fact probe: accuracy by position of a planted fact (your lost-in-the-middle curve)."""
 
     def go() -> None:
-        from ctxassembly.eval.probe import planted_fact_probe
+        from ctxassembly.eval.probe import parse_placement, planted_fact_probe
 
         pool = None
         if chunks is not None:
@@ -122,7 +122,7 @@ def probe_cmd(  # noqa: PLR0917 - typer reads the options from the signature
             n_docs=n_docs,
             positions=positions,
             trials=trials,
-            placement=placement,  # type: ignore[arg-type]
+            placement=parse_placement(placement),
             max_chars=max_chars,
             seed=seed,
         )
@@ -146,13 +146,13 @@ def dilution_cmd(  # noqa: PLR0917 - typer reads the options from the signature
     """Dilution curve: the gold chunk alone, then with distractors, placed first or in the middle."""
 
     def go() -> None:
-        from ctxassembly.eval.dilution import dilution_curve
+        from ctxassembly.eval.dilution import dilution_curve, parse_placements
 
         result = dilution_curve(
             load_reader(reader, max_new_tokens=max_new_tokens, threads=threads),
             _questions(questions, limit),
             sizes=_ints(sizes, "sizes"),
-            placements=[p.strip() for p in placements.split(",") if p.strip()],  # type: ignore[misc]
+            placements=parse_placements([p.strip() for p in placements.split(",") if p.strip()]),
             max_chars=max_chars,
         )
         _finish(result, json_path, png)

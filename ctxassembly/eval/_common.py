@@ -8,7 +8,7 @@ from typing import Any
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
-from ctxassembly.render import Renderer, prompt
+from ctxassembly.render import Format, Renderer, prompt
 
 BRIEF = "Answer the question using only the documents above. Answer in a few words."
 CITE = (
@@ -51,9 +51,9 @@ def check_positive(name: str, value: object, *, allow_none: bool = False) -> Non
         raise ConfigError(f"{name} must be a positive int, got {value!r}")
 
 
-def layout(chunks: Sequence[Chunk], question: str, *, fmt: str, instructions: str) -> str:
+def layout(chunks: Sequence[Chunk], question: str, *, fmt: Format, instructions: str) -> str:
     """The prompt a reader sees: documents, instructions, question last."""
-    return prompt(Renderer(fmt).render(chunks), question, instructions)  # type: ignore[arg-type]
+    return prompt(Renderer(fmt).render(chunks), question, instructions)
 
 
 def table(rows: Sequence[Sequence[object]]) -> str:

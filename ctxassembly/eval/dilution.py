@@ -25,8 +25,9 @@ from ctxassembly.eval.questions import Question
 from ctxassembly.eval.results import DilutionResult, DilutionRow
 from ctxassembly.eval.scoring import contains_answer
 from ctxassembly.llm.readers import as_reader
+from ctxassembly.render import Format
 
-__all__ = ["dilution_curve", "gold_and_distractors"]
+__all__ = ["Placement", "dilution_curve", "gold_and_distractors", "parse_placements"]
 
 Placement = Literal["first", "middle", "last"]
 _PLACEMENTS = ("first", "middle", "last")
@@ -65,13 +66,34 @@ def gold_and_distractors(question: Question) -> tuple[Chunk | None, list[Chunk]]
     return gold, out
 
 
+def parse_placements(values: Sequence[object]) -> tuple[Placement, ...]:
+    """``values`` as gold placements (``first``, ``middle``, ``last``), in the given order.
+
+    :raises ConfigError: an empty list or a value that is not a placement.
+    """
+    chosen: list[Placement] = []
+    for value in values:
+        if value == "first":
+            chosen.append("first")
+        elif value == "middle":
+            chosen.append("middle")
+        elif value == "last":
+            chosen.append("last")
+        else:
+            chosen = []
+            break
+    if not chosen:
+        raise ConfigError(f"placements must be among {_PLACEMENTS}, got {list(values)!r}")
+    return tuple(chosen)
+
+
 def dilution_curve(
     reader: object,
     questions: Sequence[Question],
     *,
     sizes: Sequence[int] = (0, 4, 16),
     placements: Sequence[Placement] = ("first", "middle"),
-    fmt: str = "xml",
+    fmt: Format = "xml",
     instructions: str | None = None,
     max_chars: int | None = None,
     scorer: Callable[[str, Sequence[str]], bool | None] = contains_answer,
@@ -89,9 +111,7 @@ def dilution_curve(
     bad = [s for s in sizes if isinstance(s, bool) or not isinstance(s, int) or s < 0]
     if bad or not sizes:
         raise ConfigError(f"sizes must be non-negative ints, got {list(sizes)!r}")
-    unknown = [p for p in placements if p not in _PLACEMENTS]
-    if unknown or not placements:
-        raise ConfigError(f"placements must be among {_PLACEMENTS}, got {list(placements)!r}")
+    placements = parse_placements(placements)
     check_positive("max_chars", max_chars, allow_none=True)
     for q in questions:
         if not any(a.strip() for a in q.answer):

@@ -28,6 +28,7 @@ from ctxassembly.eval.questions import Question
 from ctxassembly.eval.results import HistogramResult, HistogramRow
 from ctxassembly.eval.scoring import contains_answer, parse_citations
 from ctxassembly.llm.readers import as_reader
+from ctxassembly.render import Format
 
 __all__ = ["citation_histogram"]
 
@@ -50,7 +51,7 @@ def citation_histogram(
     build: Callable[[Question], Sequence[Chunk | Mapping[str, Any]]] | None = None,
     budget: int = 1500,
     assemble_options: Mapping[str, Any] | None = None,
-    fmt: str = "xml",
+    fmt: Format = "xml",
     instructions: str | None = None,
 ) -> HistogramResult:
     """Count, by position, the documents ``reader`` cites and answers from.

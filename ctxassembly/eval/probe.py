@@ -28,8 +28,9 @@ from ctxassembly.eval._common import BRIEF, check_positive, cut, layout, to_chun
 from ctxassembly.eval.results import ProbeResult, ProbeTrial
 from ctxassembly.eval.scoring import contains_answer
 from ctxassembly.llm.readers import as_reader
+from ctxassembly.render import Format
 
-__all__ = ["PlantedFact", "make_fact", "planted_fact_probe", "spread"]
+__all__ = ["Placement", "PlantedFact", "make_fact", "parse_placement", "planted_fact_probe", "spread"]
 
 Placement = Literal["document", "sentence"]
 
@@ -82,6 +83,18 @@ def spread(n_docs: int, positions: int | Sequence[int] | None) -> list[int]:
     return out
 
 
+def parse_placement(value: object) -> Placement:
+    """``value`` as a :data:`Placement`.
+
+    :raises ConfigError: anything but ``"document"`` or ``"sentence"``.
+    """
+    if value == "document":
+        return "document"
+    if value == "sentence":
+        return "sentence"
+    raise ConfigError(f"placement must be 'document' or 'sentence', got {value!r}")
+
+
 def _plant(chunk: Chunk, fact: PlantedFact, placement: Placement, trial: int) -> Chunk:
     if placement == "document":
         return Chunk(id=f"note-{trial + 1}", text=fact.sentence, title="Site notes")
@@ -103,7 +116,7 @@ def planted_fact_probe(
     positions: int | Sequence[int] | None = None,
     trials: int = 3,
     placement: Placement = "document",
-    fmt: str = "xml",
+    fmt: Format = "xml",
     instructions: str | None = None,
     max_chars: int | None = None,
     seed: int = 0,
@@ -125,8 +138,7 @@ def planted_fact_probe(
     check_positive("n_docs", n_docs)
     check_positive("trials", trials)
     check_positive("max_chars", max_chars, allow_none=True)
-    if placement not in ("document", "sentence"):
-        raise ConfigError(f"placement must be 'document' or 'sentence', got {placement!r}")
+    placement = parse_placement(placement)
     ask = as_reader(reader)
     where = spread(n_docs, positions)
     if chunks is None:

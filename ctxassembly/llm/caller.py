@@ -20,7 +20,7 @@ import time
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
@@ -114,13 +114,18 @@ class LLMCaller:
 
 
 def _native_async(llm: object) -> Callable[[str], Awaitable[object]] | None:
+    """The object's own coroutine call, when it has one: a LangChain model's ``ainvoke``,
+    a LlamaIndex LLM's ``acomplete``, or the object itself when it is an ``async def``."""
     module = type(llm).__module__ or ""
-    if module.startswith("langchain") and callable(getattr(llm, "ainvoke", None)):
-        return llm.ainvoke  # type: ignore[attr-defined, no-any-return]
-    if module.startswith("llama_index") and callable(getattr(llm, "acomplete", None)):
-        return llm.acomplete  # type: ignore[attr-defined, no-any-return]
+    method: object = None
+    if module.startswith("langchain"):
+        method = getattr(llm, "ainvoke", None)
+    elif module.startswith("llama_index"):
+        method = getattr(llm, "acomplete", None)
+    if callable(method):
+        return cast("Callable[[str], Awaitable[object]]", method)
     if inspect.iscoroutinefunction(llm) or inspect.iscoroutinefunction(getattr(llm, "__call__", None)):  # noqa: B004
-        return llm  # type: ignore[return-value]
+        return cast("Callable[[str], Awaitable[object]]", llm)
     return None
 
 

@@ -170,3 +170,17 @@ def test_errors_exit_2_with_a_message() -> None:
     result = runner.invoke(app, ["dilution", "--reader", "textwrap:dedent", "--sizes", "a,b"])
     assert result.exit_code == 2
     assert "sizes must be comma-separated ints, got 'a,b'" in result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["probe", "--placement", "inline"], "placement must be 'document' or 'sentence', got 'inline'"),
+        (["dilution", "--placements", "first,centre"], "placements must be among ('first', 'middle', 'last'), got"),
+        (["dilution", "--placements", ","], "placements must be among ('first', 'middle', 'last'), got []"),
+    ],
+)
+def test_a_bad_placement_is_refused_before_any_reader_call(args: list[str], message: str) -> None:
+    result = runner.invoke(app, [*args, "--reader", "textwrap:dedent"])
+    assert result.exit_code == 2
+    assert message in result.output
