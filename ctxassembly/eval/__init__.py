@@ -3,8 +3,12 @@
 * :func:`context_metrics` / :func:`summarize`: what a context holds against a labelled
   question (answer kept, context recall and precision, wrong-version strings, duplicates,
   off-version share, tokens, answer position, injections passed). No reader needed.
-* Readers: :func:`as_reader` (a callable, a LangChain chat model, a LlamaIndex LLM) and
-  :class:`SmolLM2Reader`, a real local reader that works offline.
+  :func:`evaluate_many`: the same over a batch assembled in-process or on Ray Data
+  (:mod:`ctxassembly.batch`).
+* Results (:mod:`ctxassembly.eval.results`): frozen dataclasses with ``to_dict`` /
+  ``from_dict``, ``table()`` and, for the reader experiments, ``plot(path)``.
+* Readers (from :mod:`ctxassembly.llm.readers`): :func:`as_reader` (a callable, a LangChain
+  chat model, a LlamaIndex LLM) and :class:`SmolLM2Reader`, a real local reader that works offline.
 * :func:`planted_fact_probe`: accuracy by position of a planted fact.
 * :func:`dilution_curve`: the gold chunk alone, then with 4 and 16 distractors, placed
   first or in the middle.
