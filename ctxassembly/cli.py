@@ -87,7 +87,7 @@ def _where(texts: list[str], needle: str) -> str:
 def show(question: str, answer: str | None, wrong: tuple[str, ...], budget: int, k: int = 40) -> Assembled:
     """Print naive top-k vs assembled for one question; return the assembled result."""
     from ctxassembly.demo import retriever
-    from ctxassembly.text import normalize
+    from ctxassembly.text.lexical import normalize
 
     cands = retriever().retrieve(question, k=k)
     result = assemble(question, cands, budget=budget)

@@ -27,7 +27,7 @@ from typing import Any
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
 from ctxassembly.stages.base import Context
-from ctxassembly.text import Lexical, facts, jaccard, normalize, shingles
+from ctxassembly.text.lexical import Lexical, facts, jaccard, normalize, shingles
 
 __all__ = ["Dedup"]
 

@@ -10,7 +10,7 @@ the blocks up to the next heading.
 
 Each block is scored with BM25 against the question (document frequencies over the
 blocks of all candidates being cut) plus BM25 over the names it defines
-(:func:`ctxassembly.text.definitions`: headings, directive arguments, definition terms,
+(:func:`ctxassembly.text.lexical.definitions`: headings, directive arguments, definition terms,
 first table cells), and inherits half its owner's and a quarter of its heading's score,
 so the body of a matched name ranks with the name. Blocks are kept best-first while they
 fit the chunk's share, each **with its owners** (the name a value belongs to) and, when
@@ -32,7 +32,7 @@ import numpy as np
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
 from ctxassembly.stages.base import Context
-from ctxassembly.text import Lexical, definitions, with_gaps
+from ctxassembly.text.lexical import Lexical, definitions, with_gaps
 
 __all__ = ["Block", "Excerpt", "blocks", "structure"]
 

@@ -40,7 +40,7 @@ from ctxassembly.errors import ConfigError, MissingExtraError
 from ctxassembly.models import embedder_for
 from ctxassembly.stages.base import Context
 from ctxassembly.stages.tables import find_tables
-from ctxassembly.text import Lexical, with_gaps
+from ctxassembly.text.lexical import Lexical, with_gaps
 
 __all__ = ["Extract", "Unit", "carries_condition", "clip", "in_context", "segment", "sentences"]
 

@@ -47,7 +47,7 @@ from ctxassembly.errors import ConfigError
 from ctxassembly.llm import Bypass, LLMCaller, Reply, locate, parse_json
 from ctxassembly.stages.base import Context
 from ctxassembly.stages.extract import Extract, Unit, carries_condition, segment
-from ctxassembly.text import facts, words
+from ctxassembly.text.lexical import facts, words
 
 __all__ = ["PROMPT", "Evidence", "LLMExtract", "read_evidence"]
 

@@ -20,7 +20,7 @@ from typing import Literal
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ChunkError, ConfigError
 from ctxassembly.stages.base import Context
-from ctxassembly.text import Lexical, definitions, text_classes
+from ctxassembly.text.lexical import Lexical, definitions, text_classes
 
 __all__ = ["SIGNALS", "Relevance"]
 

@@ -31,7 +31,7 @@ from ctxassembly.errors import ConfigError
 from ctxassembly.llm import Bypass, LLMCaller, Reply, run_sync
 from ctxassembly.stages.base import Context
 from ctxassembly.stages.extract import Extract, segment
-from ctxassembly.text import Lexical
+from ctxassembly.text.lexical import Lexical
 
 __all__ = ["PROMPT", "Summarize"]
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
 from ctxassembly.stages.base import Context
-from ctxassembly.text import Lexical
+from ctxassembly.text.lexical import Lexical
 
 __all__ = ["Table", "Tables", "find_tables"]
 

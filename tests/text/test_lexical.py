@@ -6,7 +6,7 @@ from collections import Counter
 import pytest
 
 from ctxassembly.demo import load_corpus
-from ctxassembly.text import Lexical, definitions, normalize, query_terms, shingles, text_classes, words
+from ctxassembly.text.lexical import Lexical, definitions, normalize, query_terms, shingles, text_classes, words
 
 pytestmark = pytest.mark.unit
 
