@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
 from ctxassembly.eval.readers import _text, as_reader
-from ctxassembly.stages.tables import find_tables
+from ctxassembly.text.tables import find_tables
 
 if TYPE_CHECKING:
     from ctxassembly.stages.base import Context

@@ -20,7 +20,8 @@ from typing import Literal
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ChunkError, ConfigError
 from ctxassembly.stages.base import Context
-from ctxassembly.text.lexical import Lexical, definitions, text_classes
+from ctxassembly.text.lexical import Lexical, text_classes
+from ctxassembly.text.structure import definitions
 
 __all__ = ["SIGNALS", "Relevance"]
 
