@@ -161,7 +161,7 @@ def segment(text: str) -> tuple[Unit, ...]:  # noqa: PLR0915 - one line scanner;
             first_end = end
             end = max(end, block_end(end, ind))
             lead = lead_of() if units and units[-1].kind != "item" else (units[-1].lead if units else None)
-            if offs[end] - offs[first_end] > _LONG_ITEM and offs[end] > offs[first_end]:
+            if offs[end] - offs[first_end] > _LONG_ITEM:
                 # a long item with blocks of its own (paragraphs, code): its first block is
                 # the item unit, the rest is segmented as the item's content
                 units.append(Unit(start, _trim(text, offs[first_end]), "item", para, heading, parent, lead))

@@ -79,3 +79,30 @@ def test_segment_covers_the_text_in_order():
     assert "".join(RST[u.start : u.end] for u in units).replace(" ", "").replace("\n", "") == RST.replace(
         " ", ""
     ).replace("\n", "")
+
+
+def test_a_code_directive_is_one_code_unit_with_its_body():
+    text = "Run this:\n\n.. code-block:: python\n   :caption: demo\n\n    x = 1\n\n    y = 2\n\nAfter."
+    got = kinds(text)
+    assert ("code", ".. code-block:: python\n   :caption: demo\n\n    x = 1\n\n    y = 2") in got
+    assert got[-1] == ("sentence", "After.")
+
+
+def test_a_directive_header_takes_its_option_lines_and_owns_its_body():
+    text = ".. deprecated:: 5.0\n   :since: 4.2\n\n   Use the new API. It is faster.\n"
+    units = segment(text)
+    assert (units[0].kind, text[units[0].start : units[0].end]) == ("directive", ".. deprecated:: 5.0\n   :since: 4.2")
+    assert [u.parent for u in units[1:]] == [0, 0]
+
+
+def test_a_long_item_is_its_first_block_and_owns_the_units_of_its_continuation():
+    more = " ".join(f"Sentence {i} of the continuation goes on about the option." for i in range(8))
+    text = f"Intro:\n\n* ``--fast``: skip the slow checks.\n\n  {more}\n\n* ``--slow``: run them.\n"
+    units = segment(text)
+    texts = [text[u.start : u.end] for u in units]
+    item = texts.index("* ``--fast``: skip the slow checks.")
+    inner = [j for j, u in enumerate(units) if u.parent == item]
+    assert len(inner) == 8
+    assert all(units[j].kind == "sentence" for j in inner)
+    assert units[item].lead == texts.index("Intro:")
+    assert texts[-1] == "* ``--slow``: run them."
