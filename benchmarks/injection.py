@@ -36,11 +36,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ctxassembly.chunk import Chunk
-from ctxassembly.injection import CLASSES, find_injections
 from ctxassembly.jsonl import read_jsonl
 from ctxassembly.report import Report
 from ctxassembly.stages.base import Context
 from ctxassembly.stages.safety import Safety
+from ctxassembly.text.injection import CLASSES, find_injections
 from ctxassembly.tokens import get_counter
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -9,7 +9,7 @@ import pytest
 
 from ctxassembly import Assembler, Chunk, ChunkError, ConfigError, assemble
 from ctxassembly.data import SAMPLE_QUESTIONS, retriever
-from ctxassembly.text import normalize
+from ctxassembly.text.lexical import normalize
 from ctxassembly.tokens import get_counter
 
 pytestmark = pytest.mark.unit

@@ -1,7 +1,7 @@
 import pytest
 
 from ctxassembly import ConfigError, Dedup
-from ctxassembly.stages.dedup import differs_in_substance
+from ctxassembly.text.lexical import differs_in_substance
 from tests.conftest import chunks, context, fates
 
 pytestmark = pytest.mark.unit

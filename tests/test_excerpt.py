@@ -1,7 +1,7 @@
 import pytest
 
 from ctxassembly import ConfigError, Excerpt
-from ctxassembly.stages.excerpt import blocks, structure
+from ctxassembly.text.structure import structure
 from tests.conftest import chunks, context
 
 pytestmark = pytest.mark.unit
@@ -25,10 +25,6 @@ def test_a_large_chunk_is_cut_to_its_matching_blocks_verbatim():
 def test_small_chunks_stay_whole():
     cs = chunks(("a", "short text"))
     assert Excerpt().run(cs, context(budget=1000)) == cs
-
-
-def test_blocks_keep_list_items_whole():
-    assert "* item one\n  continues here" in blocks(TEXT)
 
 
 def test_bad_share():
@@ -78,19 +74,6 @@ def test_a_matched_name_keeps_its_value(text: str, value: str) -> None:
     assert ctx.count_tokens(out[0].text) <= 100 + 10
 
 
-def test_structure_owners_and_first_child() -> None:
-    tree = structure(RST_DIRECTIVE)
-    texts = [RST_DIRECTIVE[b.start : b.end] for b in tree]
-    name = texts.index(".. attribute:: username")
-    value = texts.index("    Required. 150 characters or fewer.")
-    assert tree[value].owner == name
-    assert tree[name].first_child == value
-    md = structure("Title\n=====\n\nIntro.\n\nMore.")
-    assert md[0].is_heading
-    assert md[1].heading == 0
-    assert md[2].heading == 0
-
-
 def test_fit_cuts_to_the_limit_or_declines() -> None:
     ctx = context("How long can a username be?", budget=1000)
     c = chunks(("a", RST_DIRECTIVE))[0]
@@ -118,13 +101,6 @@ def test_a_help_listing_is_cut_by_option_each_with_its_description() -> None:
     out = Excerpt(0.25, min_tokens=60).run(chunks(("a", _pad(4) + "\n\n" + HELP)), ctx)
     assert "--durations-min=N     Minimal duration in seconds for inclusion in slowest\n" in out[0].text
     assert "list. Default: 0.005." in out[0].text
-
-
-def test_prose_and_tables_are_not_split() -> None:
-    prose = "\n".join(f"Line {i} of one long wrapped paragraph about limits." for i in range(12))
-    assert len(structure(prose)) == 1
-    table = "\n".join(["+----+----+", *[f"| a{i} | b{i} |\n+----+----+" for i in range(6)]])
-    assert len(structure(table)) == 1
 
 
 # A changelog entry: a long list item (prose, not a name) and its indented continuation.

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 import pytest
 
 from ctxassembly.errors import ConfigError
 from ctxassembly.models import Embedder
-from ctxassembly.stages.extract import Extract, carries_condition, clip, in_context, segment, sentences
+from ctxassembly.stages.extract import Extract, clip
 from tests.conftest import chunks, context
 
 pytestmark = pytest.mark.unit
@@ -50,62 +48,6 @@ still fenced
 |---|---|
 | memcached | 250 |
 """
-
-
-def kinds(text):
-    return [(u.kind, text[u.start : u.end]) for u in segment(text)]
-
-
-def test_segment_keeps_items_code_and_tables_whole():
-    got = kinds(RST)
-    assert ("heading", "Caching\n=======") in got
-    assert ("item", "#. Add it to ``CACHES`` and set\n   ``TIMEOUT`` to 300 seconds.") in got
-    assert ("code", '    CACHES = {\n        "default": {"LOCATION": "127.0.0.1:11211"},\n    }') in got
-    assert ("code", '```\nfenced = "code"\n\nstill fenced\n```') in got
-    assert ("table", "| Backend | Max key (chars) |\n|---|---|\n| memcached | 250 |") in got
-    assert ("directive", ".. versionchanged:: 5.1") in got
-    assert ("sentence", "The cache key may be at most 250 characters long.") in got
-
-
-def test_segment_links_structure():
-    units = segment(RST)
-    by_text = {RST[u.start : u.end]: (i, u) for i, u in enumerate(units)}
-    _, item = by_text["#. Install the backend with pip."]
-    assert RST[units[item.lead].start : units[item.lead].end] == "To enable the cache, follow these steps:"
-    _, inner = by_text["The location may only be a socket path on Linux."]
-    assert RST[units[inner.parent].start : units[inner.parent].end] == ".. versionchanged:: 5.1"
-    assert units[inner.heading].kind == "heading"
-
-
-def test_segment_covers_the_text_in_order():
-    units = segment(RST)
-    assert all(a.end <= b.start for a, b in itertools.pairwise(units))
-    assert "".join(RST[u.start : u.end] for u in units).replace(" ", "").replace("\n", "") == RST.replace(
-        " ", ""
-    ).replace("\n", "")
-
-
-def test_sentences_ignore_line_wraps():
-    para = "Django supports PostgreSQL\n13 and higher. It does not support 12."
-    assert [para[a:b] for a, b in sentences(para)] == [
-        "Django supports PostgreSQL\n13 and higher.",
-        "It does not support 12.",
-    ]
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ("It is not supported.", True),
-        ("Only for admins.", True),
-        ("Up to 5 MB.", True),
-        ("Added in 5.1.", True),
-        ("On 2024-01-31.", True),
-        ("Templates render widgets.", False),
-    ],
-)
-def test_carries_condition(text, expected):
-    assert carries_condition(text) is expected
 
 
 def extract(text, question, budget=400, **kw):
@@ -213,20 +155,6 @@ def test_clip_cuts_at_a_word_boundary():
     assert clip("alpha beta gamma", None) == "alpha beta gamma"
     assert clip("alpha beta gamma", 12) == "alpha beta"
     assert clip("x" * 30, 10) == "x" * 10  # no space to cut at: a hard cut
-
-
-def test_in_context_adds_half_the_heading_and_directive_scores():
-    text = "Title\n=====\n\n.. attribute:: username\n\n    Required. 150 characters or fewer.\n"
-    units = segment(text)
-    kinds_ = [u.kind for u in units]
-    assert kinds_[:2] == ["heading", "directive"]
-    scores = np.zeros(2 * len(units))
-    scores[1] = 1.0  # the directive of the first chunk matches; the second chunk matches nothing
-    got = in_context(scores, [units, units])
-    inner = [j for j, u in enumerate(units) if u.parent == 1]
-    assert inner
-    assert all(got[j] == 0.5 for j in inner)
-    assert not got[len(units) :].any()
 
 
 def embedded_by(extractor, text, question, budget=250):

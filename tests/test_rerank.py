@@ -10,7 +10,8 @@ import pytest
 
 from ctxassembly.errors import ChunkError, ConfigError, MissingExtraError
 from ctxassembly.models import Embedder, embedder_for, model_kind, plan_batches
-from ctxassembly.stages.rerank import Rerank, chunk_vectors, passage
+from ctxassembly.stages.rerank import Rerank, passage
+from ctxassembly.models.vectors import chunk_vectors
 from tests.conftest import chunks, context
 
 pytestmark = pytest.mark.unit

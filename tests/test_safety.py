@@ -4,9 +4,9 @@ from pathlib import Path
 import pytest
 
 from ctxassembly import ConfigError, Safety
-from ctxassembly.injection import CLASSES, classes_of
 from ctxassembly.jsonl import read_jsonl
 from ctxassembly.stages.safety import find_injections
+from ctxassembly.text.injection import CLASSES, classes_of
 from tests.conftest import chunks, context, fates
 
 pytestmark = pytest.mark.unit
@@ -270,7 +270,7 @@ DEMO = Path(__file__).parents[1] / "ctxassembly" / "data" / "django_demo.jsonl"
 def test_anchored_matching_finds_what_scanning_finds():
     # rules with anchors run only at the occurrences of their first words: over real docs
     # and every red-team payload, they must decide exactly as a scan of the whole text
-    from ctxassembly.injection import _RULES, _lower, _matches, _tokens, _unmask
+    from ctxassembly.text.injection import _RULES, _lower, _matches, _tokens, _unmask
 
     texts = [json.loads(line)["text"] for line in DEMO.read_text(encoding="utf-8").splitlines()]
     texts += [PLACEMENTS[p](r["text"]) for r in REDTEAM for p in ("glued", "code_comment")]
@@ -285,7 +285,7 @@ def test_anchored_matching_finds_what_scanning_finds():
 
 
 def test_anchor_words_need_a_literal_start():
-    from ctxassembly.injection import _anchor_words
+    from ctxassembly.text.injection import _anchor_words
 
     assert _anchor_words("(?:ignore[zr]?|set\\s+aside|schicke?|don'?t)") == (
         ("ignore", "ignor"),

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from ctxassembly.errors import ConfigError
-from ctxassembly.stages.tables import Tables, find_tables
+from ctxassembly.stages.tables import Tables
+from ctxassembly.text.tables import find_tables
 from tests.conftest import chunks, context
 
 pytestmark = pytest.mark.unit

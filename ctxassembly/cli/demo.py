@@ -34,7 +34,7 @@ def show(question: str, answer: str | None, wrong: tuple[str, ...], budget: int,
     """Print naive top-k vs assembled for one question; return the assembled result."""
     from ctxassembly.assembler import assemble
     from ctxassembly.data import retriever
-    from ctxassembly.text import normalize
+    from ctxassembly.text.lexical import normalize
 
     cands = retriever().retrieve(question, k=k)
     result = assemble(question, cands, budget=budget)

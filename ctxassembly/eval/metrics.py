@@ -36,7 +36,7 @@ from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
 from ctxassembly.eval._common import to_chunk_list
 from ctxassembly.eval.questions import Question
-from ctxassembly.text import jaccard, shingles
+from ctxassembly.text.lexical import jaccard, shingles
 
 __all__ = ["ContextMetrics", "MetricsSummary", "context_metrics", "evaluate_many", "summarize", "text_metrics", "zone"]
 

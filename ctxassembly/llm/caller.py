@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
 from ctxassembly.llm.readers import as_reader, reply_text
-from ctxassembly.stages.tables import find_tables
+from ctxassembly.text.tables import find_tables
 
 if TYPE_CHECKING:
     from ctxassembly.stages.base import Context

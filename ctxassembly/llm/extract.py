@@ -13,12 +13,12 @@ that is really in the source survives, with the conditions it depends on.
    sentence (the model dropped a "not", changed a number), that *source* sentence is
    restored instead and the facts the model lost are recorded.
 3. **Restore** what the kept sentences depend on, with the rules of the deterministic
-   :class:`~ctxassembly.stages.extract.Extract` stage (its segmentation and its
-   :meth:`~ctxassembly.stages.extract.Extract.dependencies`): the section heading, the
+   :class:`~ctxassembly.stages.extract.Extract` stage (:func:`~ctxassembly.text.segments.segment`
+   and :func:`~ctxassembly.text.cues.dependencies`): the section heading, the
    enclosing directive (``.. versionchanged:: 5.1``), the lead-in of a list or code
    block, and neighbouring sentences that state a condition (a negation, "only", a
    number with a unit, a version). A partial sentence grows to its whole unit.
-4. **Write** the kept units as verbatim slices in reading order (``Extract.write``):
+4. **Write** the kept units as verbatim slices in reading order (:func:`~ctxassembly.text.selection.write_units`):
    nothing is rewritten. ``meta["llm_extract"]`` holds the verified evidence, the
    restored units and the discarded sentences.
 
@@ -47,8 +47,11 @@ from ctxassembly.errors import ConfigError
 from ctxassembly.llm.caller import Bypass, LLMCaller, Reply
 from ctxassembly.llm.parsing import locate, parse_json
 from ctxassembly.stages.base import Context
-from ctxassembly.stages.extract import Extract, Unit, carries_condition, segment
-from ctxassembly.text import facts, words
+from ctxassembly.text.cues import carries_condition, dependencies
+from ctxassembly.text.lexical import facts, words
+from ctxassembly.text.segments import Unit, segment
+from ctxassembly.text.selection import write_units
+from ctxassembly.text.sentences import segmenter
 
 __all__ = ["PROMPT", "Evidence", "LLMExtract", "read_evidence"]
 
@@ -158,7 +161,8 @@ class LLMExtract:
         self.on_empty = on_empty
         self.prompt = prompt
         self.min_chars = min_chars
-        self.writer = Extract(gap_marker=gap_marker)
+        self.gap_marker = gap_marker
+        segmenter()  # fail at construction, not mid-call, when pysbd is missing
 
     def ask(self, chunk: Chunk, question: str) -> str:
         return self.prompt.format(id=chunk.id, text=chunk.text, question=question)
@@ -257,7 +261,7 @@ class LLMExtract:
                 self.name, "kept_whole", id=cid, index=chunk.index, why="evidence and dependencies cover it all"
             )
             return chunk.with_meta(llm_extract=info)
-        new_text, spans = self.writer.write(text, units, kept)
+        new_text, spans = write_units(text, units, kept, self.gap_marker)
         report.note(
             self.name,
             "extracted",
@@ -302,7 +306,7 @@ class LLMExtract:
         while todo:
             j, neighbours = todo.pop()
             u = units[j]
-            for x in self.writer.dependencies(text, units, j, neighbours=neighbours):
+            for x in dependencies(text, units, j, neighbours=neighbours):
                 if x in chosen:
                     continue
                 chosen[x] = _why(units, x, u, text)

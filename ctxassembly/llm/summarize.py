@@ -30,8 +30,10 @@ from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
 from ctxassembly.llm.caller import Bypass, LLMCaller, Reply, run_sync
 from ctxassembly.stages.base import Context
-from ctxassembly.stages.extract import Extract, segment
-from ctxassembly.text import Lexical
+from ctxassembly.text.lexical import Lexical
+from ctxassembly.text.segments import segment
+from ctxassembly.text.selection import choose_units, write_units
+from ctxassembly.text.sentences import segmenter
 
 __all__ = ["PROMPT", "Summarize"]
 
@@ -91,7 +93,7 @@ class Summarize:
         self.horizon = horizon
         self.bypass = Bypass(min_tokens=2 * excerpt_tokens) if bypass is None else bypass
         self.prompt = prompt
-        self.extractor = Extract()
+        segmenter()  # fail at construction, not mid-call, when pysbd is missing
 
     def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
         return run_sync(lambda: self.arun(chunks, ctx))
@@ -121,10 +123,10 @@ class Summarize:
         text = chunk.text
         units = segment(text)
         scores = np.asarray(Lexical([text[u.start : u.end] for u in units]).scores(ctx.question), dtype=np.float64)
-        kept = self.extractor.choose(text, units, scores, self.excerpt_tokens, ctx.count_tokens) if units else None
+        kept = choose_units(text, units, scores, self.excerpt_tokens, ctx.count_tokens) if units else None
         if kept is None:
             return text.strip(), ((0, len(text)),)
-        return self.extractor.write(text, units, kept)
+        return write_units(text, units, kept, "[…]")
 
     def labelled(self, chunk: Chunk, summary: str, ctx: Context) -> Chunk:
         excerpt, spans = self.excerpt(chunk, ctx)

@@ -27,7 +27,7 @@ from typing import Any
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
 from ctxassembly.stages.base import Context
-from ctxassembly.text import Lexical, facts, jaccard, normalize, shingles
+from ctxassembly.text.lexical import Lexical, differs_in_substance, jaccard, normalize, shingles
 
 __all__ = ["Dedup"]
 
@@ -64,7 +64,7 @@ class Dedup:
         self.shingle = shingle
         self.lsh_from = lsh_from
         self.num_perm = num_perm
-        self.guard = guard or differs_in_substance
+        self.guard = differs_in_substance if guard is None else guard
 
     def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
         kept: list[Chunk] = []
@@ -240,8 +240,3 @@ def _standing(c: Chunk) -> int:
     """Which copy of a duplicate to keep when versions are labelled, not dropped: the
     current one, then an unversioned one, then the others (ties: the higher-ranked)."""
     return {"current": 0, "unversioned": 1}.get(str(c.meta.get("status", "current")), 2)
-
-
-def differs_in_substance(a: str, b: str) -> bool:
-    """True when ``a`` and ``b`` state different numbers, units, negations, dates or versions."""
-    return facts(a) != facts(b)

@@ -10,7 +10,7 @@ the blocks up to the next heading.
 
 Each block is scored with BM25 against the question (document frequencies over the
 blocks of all candidates being cut) plus BM25 over the names it defines
-(:func:`ctxassembly.text.definitions`: headings, directive arguments, definition terms,
+(:func:`ctxassembly.text.structure.definitions`: headings, directive arguments, definition terms,
 first table cells), and inherits half its owner's and a quarter of its heading's score,
 so the body of a matched name ranks with the name. Blocks are kept best-first while they
 fit the chunk's share, each **with its owners** (the name a value belongs to) and, when
@@ -22,175 +22,21 @@ marked with ``gap_marker``, and the chunk's labels and id stay.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
-from functools import lru_cache
+from dataclasses import replace
 
 import numpy as np
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
 from ctxassembly.stages.base import Context
-from ctxassembly.text import Lexical, definitions, with_gaps
+from ctxassembly.text.lexical import Lexical
+from ctxassembly.text.selection import with_gaps
+from ctxassembly.text.structure import HEADER_CHARS, Block, definitions, structure
 
-__all__ = ["Block", "Excerpt", "blocks", "structure"]
+__all__ = ["Excerpt"]
 
-_BLANK = re.compile(r"\n[ \t]*\n")
-_UNDER = re.compile(r"^([=\-~^\"'`#*+:.<>_])\1{2,}\s*$")
-_MD_HEAD = re.compile(r"^\s{0,3}#{1,6}\s+\S")
-_HTML_HEAD = re.compile(r"^\s*<h[1-6]\b", re.IGNORECASE)
-_SPLIT_LINES = 8  # a block of this many lines or more may be split at its shallowest lines
 _SCORED_MAX = 4096  # block-score entries kept for fit() before the cache starts over
-_HEADER_CHARS = 200  # an owner longer than this is prose, not a name: it is not forced in
-_MARK = re.compile(r"^\s*(?:\.\.\s+[\w:.-]+::|:[\w -]+:|>\s*\*\*|\[!\w+\])")
-
-
-def blocks(text: str) -> list[str]:
-    """``text`` split at blank lines (each block without its surrounding blank lines)."""
-    return [b for b in _BLANK.split(text) if b.strip()]
-
-
-@dataclass(frozen=True, slots=True)
-class Block:
-    """``text[start:end]``: one blank-line block. ``owner`` is the nearest earlier block
-    indented less (``None`` at the top level); ``heading`` the section heading above it;
-    ``first_child`` the first block it owns; ``marks`` (on a heading) the short markup-only
-    blocks right under it (``.. deprecated:: 7.0``, ``:since: 2.1``, ``> **Note**``): status
-    and version marks that belong with the heading wherever it goes. ``label`` is a one-line
-    name block right before it at the same indent (``.. envvar:: NAME`` whose text is not
-    indented under it, a bare term line), and ``value`` the reverse: the block a name
-    block labels."""
-
-    start: int
-    end: int
-    indent: int
-    is_heading: bool
-    owner: int | None
-    heading: int | None
-    first_child: int | None = None
-    marks: tuple[int, ...] = ()
-    label: int | None = None
-    value: int | None = None
-
-
-def _is_heading(text: str) -> bool:
-    lines = [ln for ln in text.splitlines() if ln.strip()]
-    if not lines:
-        return False
-    if _MD_HEAD.match(lines[0]) or _HTML_HEAD.match(lines[0]):
-        return len(lines) <= 2
-    if len(lines) in (2, 3) and _UNDER.match(lines[-1].strip()) and not _UNDER.match(lines[-2].strip()):
-        return len(lines[-1].strip()) >= len(lines[-2].strip()) - 2
-    return False
-
-
-@lru_cache(maxsize=8192)
-def structure(text: str) -> tuple[Block, ...]:
-    """The blocks of ``text`` with their owners, headings and first children."""
-    spans: list[tuple[int, int]] = []
-    pos = 0
-    for m in _BLANK.finditer(text):
-        spans.append((pos, m.start()))
-        pos = m.end()
-    spans.append((pos, len(text)))
-    raw: list[tuple[int, int, int, bool]] = []
-    for start, stop in spans:
-        piece = text[start:stop]
-        if not piece.strip():
-            continue
-        a = start + len(piece) - len(piece.lstrip("\n"))
-        b = stop
-        while b > a and text[b - 1].isspace():
-            b -= 1
-        for x, y in _split_long(text, a, b):
-            first = text[x:y].split("\n", 1)[0]
-            raw.append((x, y, len(first) - len(first.lstrip(" \t")), _is_heading(text[x:y])))
-    out: list[Block] = []
-    stack: list[int] = []  # indices of open owners, indents increasing
-    heading: int | None = None
-    firsts: dict[int, int] = {}
-    for i, (a, b, indent, is_head) in enumerate(raw):
-        if is_head:
-            stack.clear()
-            out.append(Block(a, b, indent, True, None, heading))
-            heading = i
-            continue
-        while stack and raw[stack[-1]][2] >= indent:
-            stack.pop()
-        owner = stack[-1] if stack else None
-        if owner is not None:
-            firsts.setdefault(owner, i)
-        out.append(Block(a, b, indent, False, owner, heading))
-        stack.append(i)
-    marks: dict[int, list[int]] = {}
-    for i, blk in enumerate(out):
-        h = blk.heading
-        if blk.is_heading or h is None or blk.owner is not None:
-            continue
-        between = range(h + 1, i)
-        piece = text[blk.start : blk.end]
-        if all(j in marks.get(h, ()) for j in between) and blk.end - blk.start <= _HEADER_CHARS and _MARK.match(piece):
-            marks.setdefault(h, []).append(i)
-    labels: dict[int, int] = {}
-    for i in range(1, len(out)):
-        prev, blk = out[i - 1], out[i]
-        if blk.is_heading or prev.is_heading or prev.indent != blk.indent or prev.first_child is not None:
-            continue
-        if (
-            firsts.get(i - 1) is None
-            and _is_name(text[prev.start : prev.end])
-            and not _is_name(text[blk.start : blk.end])
-        ):
-            labels[i] = i - 1
-    values = {v: k for k, v in labels.items()}
-    return tuple(
-        replace(
-            blk,
-            first_child=firsts.get(i),
-            marks=tuple(marks.get(i, ())),
-            label=labels.get(i),
-            value=values.get(i),
-        )
-        for i, blk in enumerate(out)
-    )
-
-
-def _split_long(text: str, a: int, b: int) -> list[tuple[int, int]]:
-    """A long block with nested indentation and no blank line (a ``--help`` listing, a list
-    whose items are not separated, a long code example) in groups of lines: each line at
-    the block's shallowest indent opens a group that takes the deeper lines after it, so an
-    option stays with its description and an item with its continuation. Prose (one indent)
-    and tables stay whole."""
-    lines = text[a:b].split("\n")
-    if len(lines) < _SPLIT_LINES:
-        return [(a, b)]
-    body = [ln for ln in lines if ln.strip()]
-    indents = [len(ln) - len(ln.lstrip(" \t")) for ln in body]
-    if len(set(indents)) < 2 or sum(ln.lstrip().startswith(("|", "+-", "+=", "==")) for ln in body) > len(body) // 2:
-        return [(a, b)]
-    base = min(indents[1:]) if len(indents) > 1 else indents[0]
-    out: list[tuple[int, int]] = []
-    pos = a
-    start = a
-    for n, ln in enumerate(lines):
-        ind = len(ln) - len(ln.lstrip(" \t"))
-        if n and ln.strip() and ind <= base:
-            out.append((start, pos - 1))
-            start = pos
-        pos += len(ln) + 1
-    out.append((start, b))
-    return out if len(out) > 1 else [(a, b)]
-
-
-def _is_name(piece: str) -> bool:
-    """A one-line block that only names something (a directive line, a term, a field)."""
-    line = piece.strip()
-    if "\n" in line or len(line) > 120 or line.endswith((".", ",", ";", ":", "(", "{", "[")):
-        return bool(_MARK.match(line)) and "\n" not in line  # ".. envvar:: NAME", ":param x:"
-    # a bare term line, read as a definition-list term: no sentence punctuation, no list,
-    # code-prompt or comment marker in front
-    return not line.startswith(("-", "*", "+", ">>>", "#", "$"))
 
 
 class Excerpt:
@@ -198,9 +44,8 @@ class Excerpt:
 
     :param max_share: the largest fraction of the budget one chunk may fill whole.
     :param min_tokens: never cut a chunk below this size (tokens): the floor of the share.
-        Blocks run 30 to 120 tokens; below about 200 tokens a cut keeps one or two of them
-        and starts losing answers on both dev corpora (Django and pytest docs: answer cut
-        rose from 0 to 5-10% at 150-180 tokens; 200 to 250 kept it at 0).
+        Blocks run 30 to 120 tokens; a much lower floor leaves one or two of them and loses
+        answers (the measured choice of the default: benchmarks/README.md).
     :param fit_min: :meth:`fit` cuts a chunk to what is left of the budget only when at
         least this many tokens are left.
     :param gap_marker: what stands where blocks were left out.
@@ -355,17 +200,17 @@ def _with_owners(tree: Sequence[Block], j: int, text: str) -> set[int]:
     b = tree[j]
     # a short block is a name and its first child its value; a long one is prose whose
     # first child only goes on with it (it may stay behind when the budget is short)
-    first = b.first_child if b.end - b.start <= _HEADER_CHARS else None
+    first = b.first_child if b.end - b.start <= HEADER_CHARS else None
     for x in (first, b.label, b.value):
         if x is not None:
             group.add(x)
     o = b.owner
     while o is not None:
-        if tree[o].end - tree[o].start <= _HEADER_CHARS:
+        if tree[o].end - tree[o].start <= HEADER_CHARS:
             group.add(o)
         o = tree[o].owner
     h = b.heading
-    if h is not None and tree[h].end - tree[h].start <= _HEADER_CHARS:
+    if h is not None and tree[h].end - tree[h].start <= HEADER_CHARS:
         group.add(h)
         group.update(tree[h].marks)
     return group

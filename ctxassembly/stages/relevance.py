@@ -2,10 +2,10 @@
 
 A retriever's *order* carries information its raw score does not: a hybrid list fused by
 reciprocal rank already agrees between BM25 and embeddings, while the score printed on
-each hit is one retriever's alone. On the Django dev set, ranking by the fused order
-keeps the gold chunk at a better position than ranking by score (benchmarks/README.md).
-So the default ranks by reciprocal-rank fusion of the incoming order and a BM25 score of
-the question over the candidates themselves; the raw score is a signal you can add.
+each hit is one retriever's alone. So the default ranks by reciprocal-rank fusion of the
+incoming order, a BM25 score of the question over the candidates themselves and a BM25
+score over the names each candidate defines; the raw score is a signal you can add
+(the measurements behind the default: benchmarks/README.md).
 
 ``score=None`` (fusion retrievers, keyword hits) is a policy, not an accident:
 ``"rank"`` (default) ranks such chunks by the other signals and skips the threshold for
@@ -20,16 +20,15 @@ from typing import Literal
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ChunkError, ConfigError
 from ctxassembly.stages.base import Context
-from ctxassembly.text import Lexical, definitions, text_classes
+from ctxassembly.text.lexical import Lexical, text_classes
+from ctxassembly.text.structure import definitions
 
 __all__ = ["SIGNALS", "Relevance"]
 
 NonePolicy = Literal["rank", "drop", "error"]
 SIGNALS = ("order", "score", "lexical", "define")
-# Chosen leave-one-corpus-out (``ctxassembly calibrate-weights``, benchmarks/README.md):
-# order 1, lexical 2, define 2 is among the best settings on the Django docs and, of those,
-# the best on the pytest docs it was not chosen on; chosen on pytest, the same setting is
-# the best of the ties on Django. Without ``define`` both corpora lose (benchmarks/README.md).
+# Chosen leave-one-corpus-out on two documentation corpora (``ctxassembly calibrate-weights``;
+# the table of settings and the held-out figures: benchmarks/README.md).
 DEFAULT_WEIGHTS: Mapping[str, float] = {"order": 1.0, "lexical": 2.0, "define": 2.0}
 
 

@@ -1,6 +1,6 @@
 """Safety stage: instruction-like text inside a chunk is data, never an instruction.
 
-Retrieved text goes straight into a prompt. :mod:`ctxassembly.injection` finds the
+Retrieved text goes straight into a prompt. :mod:`ctxassembly.text.injection` finds the
 sentences that act on the reader instead of informing it, by class: ``override``,
 ``authority``, ``exfiltration``, ``role_marker``, ``hidden``, ``answer_forcing``,
 ``addressed`` (after undoing NFKC forms, zero-width and tag characters, homoglyphs).
@@ -23,8 +23,8 @@ from typing import Literal
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
-from ctxassembly.injection import CLASSES, find_injections
 from ctxassembly.stages.base import Context
+from ctxassembly.text.injection import CLASSES, find_injections
 
 __all__ = ["CLASSES", "Safety", "find_injections"]
 

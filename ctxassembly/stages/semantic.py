@@ -4,7 +4,7 @@ Two chunks are semantic duplicates when the cosine of their embeddings is at lea
 ``threshold`` (one matrix product over the unit vectors). The list arrives ranked, so
 the higher-ranked copy stays and lists the dropped ids in ``meta["duplicates"]``.
 
-The same guard as the text dedup applies (:func:`ctxassembly.stages.dedup.differs_in_substance`):
+The same guard as the text dedup applies (:func:`ctxassembly.text.lexical.differs_in_substance`):
 paraphrases that differ in a number, unit, negation, date or version are not duplicates
 but a conflict; both stay, each naming the other in ``meta["conflicts_with"]``, and the
 arrange stage keeps them adjacent. (Embeddings are nearly blind to "3" versus "5", which
@@ -25,8 +25,8 @@ from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
 from ctxassembly.models import DEFAULT_EMBEDDER, embedder_for
 from ctxassembly.stages.base import Context
-from ctxassembly.stages.dedup import differs_in_substance
-from ctxassembly.stages.rerank import chunk_vectors
+from ctxassembly.text.lexical import differs_in_substance
+from ctxassembly.models.vectors import chunk_vectors
 
 __all__ = ["SemanticDedup"]
 

@@ -44,7 +44,7 @@ from packaging.version import InvalidVersion, Version
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
 from ctxassembly.stages.base import Context
-from ctxassembly.text import jaccard, normalize, shingles
+from ctxassembly.text.lexical import jaccard, normalize, shingles
 from ctxassembly.versioning import (
     DEV_ALIASES,
     LOCATION_KEYS,

@@ -1,4 +1,8 @@
-"""Small text helpers shared by the stages: normalisation, shingles, facts, tokens."""
+"""Text as words: normalisation, shingles and Jaccard, the facts a passage states, BM25.
+
+What the dedup, relevance, version and extraction stages compare texts by; nothing here
+reads a text's layout (that is :mod:`ctxassembly.text.structure`).
+"""
 
 from __future__ import annotations
 
@@ -12,13 +16,13 @@ import numpy as np
 
 __all__ = [
     "Lexical",
-    "definitions",
+    "differs_in_substance",
     "facts",
     "jaccard",
     "normalize",
+    "query_terms",
     "shingles",
     "text_classes",
-    "with_gaps",
     "words",
 ]
 
@@ -76,21 +80,6 @@ def text_classes(texts: Sequence[str]) -> list[int]:
             exact[norm] = len(first) + len(exact) - len(opened)
         out.append(exact[norm])
     return out
-
-
-def with_gaps(text: str, spans: Sequence[Sequence[int]], marker: str) -> str:
-    """The ``(start, end)`` slices of ``text`` verbatim, in order, a ``marker`` standing for
-    each stretch of non-blank text left out between, before or after them."""
-    pieces = []
-    if text[: spans[0][0]].strip():
-        pieces.append(marker)
-    for n, (a, b) in enumerate(spans):
-        if n:
-            pieces.append(marker)
-        pieces.append(text[a:b])
-    if text[spans[-1][1] :].strip():
-        pieces.append(marker)
-    return "\n\n".join(pieces)
 
 
 def words(text: str) -> list[str]:
@@ -154,6 +143,11 @@ def facts(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
+def differs_in_substance(a: str, b: str) -> bool:
+    """True when ``a`` and ``b`` state different numbers, units, negations, dates or versions."""
+    return facts(a) != facts(b)
+
+
 _STOP = frozenset(
     [
         "a",
@@ -200,6 +194,7 @@ _STOP = frozenset(
 
 
 def query_terms(text: str) -> list[str]:
+    """The words of ``text`` without the stop words: what BM25 scores a query by."""
     return [w for w in words(text) if w not in _STOP]
 
 
@@ -300,77 +295,3 @@ def _count_ascii(texts: list[str], terms: list[str], counts: np.ndarray, lengths
 _ASCII_NON_WORD = bytes(c if c < 128 and (chr(c).isalnum() or chr(c) == "_") else 32 for c in range(256))
 # the same, with ASCII letters lower-cased
 _ASCII_LOWER_WORD = bytes(_ASCII_LOWER[c] if _ASCII_NON_WORD[c] != 32 else 32 for c in range(256))
-
-
-# --------------------------------------------------------------------------- definitions
-# Where a document *defines* a name, in any of the common doc formats: a heading (reST
-# underline/overline, Markdown ``#``, HTML ``<h1>``..``<h6>``), a directive or role
-# argument (``.. confval:: name``, ``:param name:``), a definition-list term (a short
-# line whose next line is indented deeper), a table's first cell (pipe tables, HTML
-# ``<th>``/``<td>``/``<dt>``), or an item that opens with a literal or bold name followed
-# by a colon or dash (``* ``times``: show durations``, ``- **name** - ...``).
-_HEAD_UNDERLINE = re.compile(r"^([=\-~^\"'`#*+:.<>_])\1{2,}\s*$")
-_MD_HEAD = re.compile(r"^\s{0,3}#{1,6}\s+(.+)$")
-_HTML_DEF = re.compile(r"<(h[1-6]|dt|th)\b[^>]*>(.*?)</\1>", re.IGNORECASE | re.DOTALL)
-_DIRECTIVE_ARG = re.compile(r"^\s*\.\.\s+[\w:.-]+::\s*(\S.*)$")
-_FIELD = re.compile(r"^\s*:(?!:)([^:\n`]{1,80}):(?:\s|$)")
-_LEAD_NAME = re.compile(
-    r"^\s*(?:[*\-+•]\s+|\d{1,3}[.)]\s+)?(``?[^`\n]{1,80}``?|\*\*[^*\n]{1,80}\*\*)\s*(?:[:=\u2013\u2014-]|\(|$)"
-)
-_PIPE_ROW = re.compile(r"^\s*\|?\s*([^|\n]{1,80}?)\s*\|")
-_UNDERLINE_CHARS = frozenset("=-~^\"'`#*+:.<>_")  # "" (no next line) is not in it
-_LEAD_CHARS = frozenset("*-+•`")
-
-
-@lru_cache(maxsize=16384)
-def definitions(text: str) -> str:
-    """The names ``text`` defines (see above), one per line: what a reader looks up."""
-    lines = text.splitlines()
-    out: list[str] = []
-    for i, line in enumerate(lines):
-        s = line.strip()
-        if not s or len(s) > 200:
-            continue
-        nxt = lines[i + 1] if i + 1 < len(lines) else ""
-        under = nxt.strip()
-        # each pattern is tried only where its first character stands (most lines are prose)
-        if (
-            under[:1] in _UNDERLINE_CHARS
-            and _HEAD_UNDERLINE.match(under)
-            and not _HEAD_UNDERLINE.match(s)
-            and len(under) >= len(s) - 2
-        ):
-            out.append(s)
-            continue
-        first = s[0]
-        m = None
-        if first == "#":
-            m = _MD_HEAD.match(line)
-        elif first == ".":
-            m = _DIRECTIVE_ARG.match(line)
-        elif first == ":":
-            m = _FIELD.match(line)
-        if m is None and (first in _LEAD_CHARS or first.isdigit()):
-            m = _LEAD_NAME.match(line)
-        if m:
-            out.append(m.group(1))
-            continue
-        if s.startswith("|") and not set(s) <= set("|-+=: "):
-            m = _PIPE_ROW.match(s[1:] if s.startswith("|") else s)
-            if m:
-                out.append(m.group(1))
-            continue
-        if (
-            nxt.strip()
-            and len(s) <= 80
-            and _indent_of(nxt) > _indent_of(line)
-            and not s.endswith((".", ",", ":", ";", "(", "{", "["))
-            and not s.startswith(("..", "-", "*", "+", ">>>", "#"))
-        ):
-            out.append(s)  # a definition-list term
-    out.extend(m.group(2) for m in _HTML_DEF.finditer(text))
-    return "\n".join(out)
-
-
-def _indent_of(line: str) -> int:
-    return len(line) - len(line.lstrip(" \t"))

@@ -6,7 +6,7 @@ from collections import Counter
 import pytest
 
 from ctxassembly.data import load_corpus
-from ctxassembly.text import Lexical, definitions, normalize, query_terms, shingles, text_classes, words
+from ctxassembly.text.lexical import Lexical, normalize, query_terms, shingles, text_classes, words
 
 pytestmark = pytest.mark.unit
 
@@ -92,29 +92,3 @@ def test_bm25_matches_the_regex_bags_on_random_mixed_texts():
         ]
         query = " ".join(rng.choice(vocab) for _ in range(rng.randint(0, 6)))
         assert Lexical(texts).scores(query) == pytest.approx(_old_bm25(texts, query), abs=1e-9)
-
-
-# definitions(): the names a text defines, in every common doc format (synthetic samples)
-@pytest.mark.parametrize(
-    ("text", "name"),
-    [
-        ("Retry limit\n===========\n\nSome prose.", "Retry limit"),  # reST underline
-        ("=====\nTitle\n=====\n\nbody", "Title"),  # reST overline (the title line itself)
-        ("## max_retries\n\nHow often.", "max_retries"),  # Markdown heading
-        (".. option:: --max-retries N\n\n   How often.", "--max-retries N"),  # directive argument
-        (":param timeout: seconds to wait", "param timeout"),  # field list / role
-        ("max_retries\n    How often to retry.", "max_retries"),  # definition-list term
-        ("* ``fast``: skip the slow checks.", "``fast``"),  # item led by a literal name
-        ("- **strict** - fail on warnings", "**strict**"),  # item led by a bold name
-        ("| max_retries | 5 | how often |", "max_retries"),  # pipe table first cell
-        ("<dl><dt>max_retries</dt><dd>5</dd></dl>", "max_retries"),  # HTML definition list
-        ("<h2>Retry limit</h2><p>5</p>", "Retry limit"),  # HTML heading
-    ],
-)
-def test_definitions_finds_the_defined_name(text: str, name: str) -> None:
-    assert name in definitions(text).splitlines()
-
-
-def test_definitions_ignores_prose_and_code_lines() -> None:
-    text = "The limit is five.\nIt applies to every call.\n\n    def retry():\n        pass\n"
-    assert definitions(text) == ""

@@ -1,0 +1,274 @@
+"""Where a document's structure is: headings, blank-line blocks and the names a text defines.
+
+Formats are read generally (reStructuredText, Markdown, HTML-ish markup, plain text):
+
+- :func:`structure` reads the blank-line blocks of a text as a tree, by indentation and
+  section (what the excerpt stage keeps or leaves out whole); :func:`blocks` is the
+  flat list;
+- :func:`definitions` lists the names a text defines (headings, directive arguments,
+  definition terms, first table cells), which the excerpt and relevance stages score
+  next to the text itself.
+
+The finer units that are never cut (sentences, items, code, tables, directives) are
+:func:`ctxassembly.text.segments.segment`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from functools import lru_cache
+
+__all__ = [
+    "HEADER_CHARS",
+    "UNDERLINE",
+    "Block",
+    "blocks",
+    "definitions",
+    "indent",
+    "lines_with_offsets",
+    "structure",
+]
+
+# A reST heading's underline or overline: one punctuation character repeated, 3 or more.
+UNDERLINE = re.compile(r"^([=\-~^\"'`#*+:.<>_])\1{2,}\s*$")
+HEADER_CHARS = 200  # a block longer than this is prose, not a name or a mark
+
+
+def indent(line: str) -> int:
+    """Leading spaces and tabs of ``line``."""
+    return len(line) - len(line.lstrip(" \t"))
+
+
+def lines_with_offsets(text: str) -> tuple[list[str], list[int]]:
+    """The lines of ``text`` with their line ends, and the offset of each line's start (one
+    more offset than lines: the last is ``len(text)``)."""
+    lines = text.splitlines(keepends=True)
+    offs = [0]
+    for ln in lines:
+        offs.append(offs[-1] + len(ln))
+    return lines, offs
+
+
+# --------------------------------------------------------------------------- definitions
+# Where a document *defines* a name, in any of the common doc formats: a heading (reST
+# underline/overline, Markdown ``#``, HTML ``<h1>``..``<h6>``), a directive or role
+# argument (``.. confval:: name``, ``:param name:``), a definition-list term (a short
+# line whose next line is indented deeper), a table's first cell (pipe tables, HTML
+# ``<th>``/``<td>``/``<dt>``), or an item that opens with a literal or bold name followed
+# by a colon or dash (``* ``times``: show durations``, ``- **name** - ...``).
+_MD_NAME = re.compile(r"^\s{0,3}#{1,6}\s+(.+)$")
+_HTML_DEF = re.compile(r"<(h[1-6]|dt|th)\b[^>]*>(.*?)</\1>", re.IGNORECASE | re.DOTALL)
+_DIRECTIVE_ARG = re.compile(r"^\s*\.\.\s+[\w:.-]+::\s*(\S.*)$")
+_FIELD = re.compile(r"^\s*:(?!:)([^:\n`]{1,80}):(?:\s|$)")
+_LEAD_NAME = re.compile(
+    r"^\s*(?:[*\-+•]\s+|\d{1,3}[.)]\s+)?(``?[^`\n]{1,80}``?|\*\*[^*\n]{1,80}\*\*)\s*(?:[:=\u2013\u2014-]|\(|$)"
+)
+_PIPE_ROW = re.compile(r"^\s*\|?\s*([^|\n]{1,80}?)\s*\|")
+_UNDERLINE_CHARS = frozenset("=-~^\"'`#*+:.<>_")  # "" (no next line) is not in it
+_LEAD_CHARS = frozenset("*-+•`")
+
+
+@lru_cache(maxsize=16384)
+def definitions(text: str) -> str:
+    """The names ``text`` defines (see above), one per line: what a reader looks up."""
+    lines = text.splitlines()
+    out: list[str] = []
+    for i, line in enumerate(lines):
+        s = line.strip()
+        if not s or len(s) > 200:
+            continue
+        nxt = lines[i + 1] if i + 1 < len(lines) else ""
+        under = nxt.strip()
+        # each pattern is tried only where its first character stands (most lines are prose)
+        if (
+            under[:1] in _UNDERLINE_CHARS
+            and UNDERLINE.match(under)
+            and not UNDERLINE.match(s)
+            and len(under) >= len(s) - 2
+        ):
+            out.append(s)
+            continue
+        first = s[0]
+        m = None
+        if first == "#":
+            m = _MD_NAME.match(line)
+        elif first == ".":
+            m = _DIRECTIVE_ARG.match(line)
+        elif first == ":":
+            m = _FIELD.match(line)
+        if m is None and (first in _LEAD_CHARS or first.isdigit()):
+            m = _LEAD_NAME.match(line)
+        if m:
+            out.append(m.group(1))
+            continue
+        if s.startswith("|") and not set(s) <= set("|-+=: "):
+            m = _PIPE_ROW.match(s[1:] if s.startswith("|") else s)
+            if m:
+                out.append(m.group(1))
+            continue
+        if (
+            nxt.strip()
+            and len(s) <= 80
+            and indent(nxt) > indent(line)
+            and not s.endswith((".", ",", ":", ";", "(", "{", "["))
+            and not s.startswith(("..", "-", "*", "+", ">>>", "#"))
+        ):
+            out.append(s)  # a definition-list term
+    out.extend(m.group(2) for m in _HTML_DEF.finditer(text))
+    return "\n".join(out)
+
+
+# --------------------------------------------------------------------------- blocks
+_BLANK = re.compile(r"\n[ \t]*\n")
+_MD_HEAD = re.compile(r"^\s{0,3}#{1,6}\s+\S")  # a Markdown heading block (up to 3 spaces in)
+_HTML_HEAD = re.compile(r"^\s*<h[1-6]\b", re.IGNORECASE)
+_SPLIT_LINES = 8  # a block of this many lines or more may be split at its shallowest lines
+# a markup-only block: a directive line, a field, a bold quote ("> **Note**"), an alert ("[!NOTE]")
+_MARK = re.compile(r"^\s*(?:\.\.\s+[\w:.-]+::|:[\w -]+:|>\s*\*\*|\[!\w+\])")
+
+
+def blocks(text: str) -> list[str]:
+    """``text`` split at blank lines (each block without its surrounding blank lines)."""
+    return [b for b in _BLANK.split(text) if b.strip()]
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """``text[start:end]``: one blank-line block. ``owner`` is the nearest earlier block
+    indented less (``None`` at the top level); ``heading`` the section heading above it;
+    ``first_child`` the first block it owns; ``marks`` (on a heading) the short markup-only
+    blocks right under it (``.. deprecated:: 7.0``, ``:since: 2.1``, ``> **Note**``): status
+    and version marks that belong with the heading wherever it goes. ``label`` is a one-line
+    name block right before it at the same indent (``.. envvar:: NAME`` whose text is not
+    indented under it, a bare term line), and ``value`` the reverse: the block a name
+    block labels."""
+
+    start: int
+    end: int
+    indent: int
+    is_heading: bool
+    owner: int | None
+    heading: int | None
+    first_child: int | None = None
+    marks: tuple[int, ...] = ()
+    label: int | None = None
+    value: int | None = None
+
+
+def _is_heading(text: str) -> bool:
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    if not lines:
+        return False
+    if _MD_HEAD.match(lines[0]) or _HTML_HEAD.match(lines[0]):
+        return len(lines) <= 2
+    if len(lines) in (2, 3) and UNDERLINE.match(lines[-1].strip()) and not UNDERLINE.match(lines[-2].strip()):
+        return len(lines[-1].strip()) >= len(lines[-2].strip()) - 2
+    return False
+
+
+@lru_cache(maxsize=8192)
+def structure(text: str) -> tuple[Block, ...]:
+    """The blocks of ``text`` with their owners, headings and first children."""
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    for m in _BLANK.finditer(text):
+        spans.append((pos, m.start()))
+        pos = m.end()
+    spans.append((pos, len(text)))
+    raw: list[tuple[int, int, int, bool]] = []
+    for start, stop in spans:
+        piece = text[start:stop]
+        if not piece.strip():
+            continue
+        a = start + len(piece) - len(piece.lstrip("\n"))
+        b = stop
+        while b > a and text[b - 1].isspace():
+            b -= 1
+        for x, y in _split_long(text, a, b):
+            raw.append((x, y, indent(text[x:y].split("\n", 1)[0]), _is_heading(text[x:y])))
+    out: list[Block] = []
+    stack: list[int] = []  # indices of open owners, indents increasing
+    heading: int | None = None
+    firsts: dict[int, int] = {}
+    for i, (a, b, ind, is_head) in enumerate(raw):
+        if is_head:
+            stack.clear()
+            out.append(Block(a, b, ind, True, None, heading))
+            heading = i
+            continue
+        while stack and raw[stack[-1]][2] >= ind:
+            stack.pop()
+        owner = stack[-1] if stack else None
+        if owner is not None:
+            firsts.setdefault(owner, i)
+        out.append(Block(a, b, ind, False, owner, heading))
+        stack.append(i)
+    marks: dict[int, list[int]] = {}
+    for i, blk in enumerate(out):
+        h = blk.heading
+        if blk.is_heading or h is None or blk.owner is not None:
+            continue
+        between = range(h + 1, i)
+        piece = text[blk.start : blk.end]
+        if all(j in marks.get(h, ()) for j in between) and blk.end - blk.start <= HEADER_CHARS and _MARK.match(piece):
+            marks.setdefault(h, []).append(i)
+    labels: dict[int, int] = {}
+    for i in range(1, len(out)):
+        prev, blk = out[i - 1], out[i]
+        if blk.is_heading or prev.is_heading or prev.indent != blk.indent or prev.first_child is not None:
+            continue
+        if (
+            firsts.get(i - 1) is None
+            and _is_name(text[prev.start : prev.end])
+            and not _is_name(text[blk.start : blk.end])
+        ):
+            labels[i] = i - 1
+    values = {v: k for k, v in labels.items()}
+    return tuple(
+        replace(
+            blk,
+            first_child=firsts.get(i),
+            marks=tuple(marks.get(i, ())),
+            label=labels.get(i),
+            value=values.get(i),
+        )
+        for i, blk in enumerate(out)
+    )
+
+
+def _split_long(text: str, a: int, b: int) -> list[tuple[int, int]]:
+    """A long block with nested indentation and no blank line (a ``--help`` listing, a list
+    whose items are not separated, a long code example) in groups of lines: each line at
+    the block's shallowest indent opens a group that takes the deeper lines after it, so an
+    option stays with its description and an item with its continuation. Prose (one indent)
+    and tables stay whole."""
+    lines = text[a:b].split("\n")
+    if len(lines) < _SPLIT_LINES:
+        return [(a, b)]
+    body = [ln for ln in lines if ln.strip()]
+    indents = [indent(ln) for ln in body]
+    if len(set(indents)) < 2 or sum(ln.lstrip().startswith(("|", "+-", "+=", "==")) for ln in body) > len(body) // 2:
+        return [(a, b)]
+    base = min(indents[1:]) if len(indents) > 1 else indents[0]
+    out: list[tuple[int, int]] = []
+    pos = a
+    start = a
+    for n, ln in enumerate(lines):
+        ind = indent(ln)
+        if n and ln.strip() and ind <= base:
+            out.append((start, pos - 1))
+            start = pos
+        pos += len(ln) + 1
+    out.append((start, b))
+    return out if len(out) > 1 else [(a, b)]
+
+
+def _is_name(piece: str) -> bool:
+    """A one-line block that only names something (a directive line, a term, a field)."""
+    line = piece.strip()
+    if "\n" in line or len(line) > 120 or line.endswith((".", ",", ";", ":", "(", "{", "[")):
+        return bool(_MARK.match(line)) and "\n" not in line  # ".. envvar:: NAME", ":param x:"
+    # a bare term line, read as a definition-list term: no sentence punctuation, no list,
+    # code-prompt or comment marker in front
+    return not line.startswith(("-", "*", "+", ">>>", "#", "$"))

@@ -1,0 +1,82 @@
+import pytest
+
+from ctxassembly.text.structure import UNDERLINE, blocks, definitions, indent, lines_with_offsets, structure
+
+pytestmark = pytest.mark.unit
+
+DIRECTIVE = (
+    "Some prose about users.\n\n.. attribute:: username\n\n    Required. 150 characters or fewer.\n\n"
+    ".. attribute:: email\n\n    Optional. An address.\n"
+)
+
+
+def test_blocks_keep_list_items_whole():
+    assert "* item one\n  continues here" in blocks("Some prose.\n\n* item one\n  continues here\n\nMore prose.")
+
+
+def test_structure_owners_and_first_child() -> None:
+    tree = structure(DIRECTIVE)
+    texts = [DIRECTIVE[b.start : b.end] for b in tree]
+    name = texts.index(".. attribute:: username")
+    value = texts.index("    Required. 150 characters or fewer.")
+    assert tree[value].owner == name
+    assert tree[name].first_child == value
+    md = structure("Title\n=====\n\nIntro.\n\nMore.")
+    assert md[0].is_heading
+    assert md[1].heading == 0
+    assert md[2].heading == 0
+
+
+def test_prose_and_tables_are_not_split() -> None:
+    prose = "\n".join(f"Line {i} of one long wrapped paragraph about limits." for i in range(12))
+    assert len(structure(prose)) == 1
+    table = "\n".join(["+----+----+", *[f"| a{i} | b{i} |\n+----+----+" for i in range(6)]])
+    assert len(structure(table)) == 1
+
+
+@pytest.mark.parametrize(
+    ("line", "is_underline"),
+    [("=====", True), ("---", True), ("~~~~  ", True), ("--", False), ("=-=-=", False), ("Title", False)],
+)
+def test_one_underline_pattern_reads_every_rest_heading_mark(line: str, is_underline: bool) -> None:
+    assert bool(UNDERLINE.match(line)) is is_underline
+
+
+def test_indent_counts_spaces_and_tabs_only() -> None:
+    assert indent("    x") == 4
+    assert indent("\t  x") == 3
+    assert indent("x  ") == 0
+
+
+def test_lines_with_offsets_point_at_each_line_start() -> None:
+    text = "a\nbb\r\n\nccc"
+    lines, offs = lines_with_offsets(text)
+    assert lines == ["a\n", "bb\r\n", "\n", "ccc"]
+    assert offs == [0, 2, 6, 7, 10]
+    assert all(text[o:].startswith(ln) for o, ln in zip(offs, lines, strict=False))
+
+
+# definitions(): the names a text defines, in every common doc format (synthetic samples)
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Retry limit\n===========\n\nSome prose.", "Retry limit"),  # reST underline
+        ("=====\nTitle\n=====\n\nbody", "Title"),  # reST overline (the title line itself)
+        ("## max_retries\n\nHow often.", "max_retries"),  # Markdown heading
+        (".. option:: --max-retries N\n\n   How often.", "--max-retries N"),  # directive argument
+        (":param timeout: seconds to wait", "param timeout"),  # field list / role
+        ("max_retries\n    How often to retry.", "max_retries"),  # definition-list term
+        ("* ``fast``: skip the slow checks.", "``fast``"),  # item led by a literal name
+        ("- **strict** - fail on warnings", "**strict**"),  # item led by a bold name
+        ("| max_retries | 5 | how often |", "max_retries"),  # pipe table first cell
+        ("<dl><dt>max_retries</dt><dd>5</dd></dl>", "max_retries"),  # HTML definition list
+        ("<h2>Retry limit</h2><p>5</p>", "Retry limit"),  # HTML heading
+    ],
+)
+def test_definitions_finds_the_defined_name(text: str, name: str) -> None:
+    assert name in definitions(text).splitlines()
+
+
+def test_definitions_ignores_prose_and_code_lines() -> None:
+    text = "The limit is five.\nIt applies to every call.\n\n    def retry():\n        pass\n"
+    assert definitions(text) == ""
