@@ -3,22 +3,22 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ctxassembly import pipeline
 from ctxassembly.chunk import LABEL_FIELDS, Chunk
 from ctxassembly.errors import ChunkError, ConfigError
+from ctxassembly.pipeline import Context, Stage
 from ctxassembly.render import SEPARATOR, Format, Renderer, prompt
 from ctxassembly.report import Report
 from ctxassembly.stages.admit import Admit
 from ctxassembly.stages.arrange import Arrange, Order
-from ctxassembly.stages.base import Context, Stage
 from ctxassembly.stages.dedup import Dedup
 from ctxassembly.stages.excerpt import Excerpt
 from ctxassembly.stages.extract import Extract
-from ctxassembly.stages.horizon import WIDEN, Horizon
+from ctxassembly.stages.horizon import Horizon
 from ctxassembly.stages.merge import Merge
 from ctxassembly.stages.relevance import NonePolicy, Relevance
 from ctxassembly.stages.rerank import Rerank
@@ -280,7 +280,7 @@ class Assembler:
         report = Report(question=question, budget=budget, target_version=target_version)
         items = to_chunks(given, report)
         n_inputs = len(given)
-        report._inputs, report._count = tuple(items), self.count_tokens
+        report.inputs, report.count_tokens = tuple(items), self.count_tokens
         _note_id_conflicts(items, report)
         ctx = Context(
             question=question,
@@ -290,45 +290,14 @@ class Assembler:
             target_version=target_version,
             principals=None if principals is None else frozenset(principals),
         )
-        current = self._stages(items, ctx)
-        final, text = self._fit(current, ctx)
+        current = pipeline.run(self.stages, items, ctx)
+        limit = budget - sum(pipeline.traits(s).reserve for s in self.stages)
+        final, text = pipeline.fit_rendered(current, ctx, self.renderer.render, limit)
         report.finish(final, n_inputs)
         report.tokens_after = self.count_tokens(text) if final else 0
         top = [i for i, c in enumerate(final) if c.meta.get("relevance_rank") == 0]
         report.top_ranked_position = top[0] if top else None
         return Assembled(chunks=final, text=text, report=report, question=question)
-
-    def _stages(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
-        """Run the stages; from a horizon on, again over a doubled head while it starves
-        the selection (the report and state of the starved pass are rolled back)."""
-        at = next((i for i, s in enumerate(self.stages) if isinstance(s, Horizon)), len(self.stages))
-        current = _run(self.stages[:at], chunks, ctx)
-        if at == len(self.stages):
-            return current
-        horizon: Horizon = self.stages[at]  # type: ignore[assignment]
-        ctx.state["horizon_total"] = len(current)
-        mark, state = ctx.report._mark(), dict(ctx.state)
-        while True:
-            out = _run(self.stages[at:], current, ctx)
-            if not horizon.starved(ctx):
-                return out
-            widened = ctx.state.get(WIDEN, 0) + 1
-            ctx.report._rollback(mark)
-            ctx.state.clear()
-            ctx.state.update(state, **{WIDEN: widened})
-
-    def _fit(self, chunks: list[Chunk], ctx: Context) -> tuple[list[Chunk], str]:
-        """Render, and guarantee the budget on the real rendered text (BPE merges across
-        block boundaries can differ from the per-block sum by a token or two)."""
-        limit = ctx.budget - sum(getattr(s, "reserve", 0) for s in self.stages)
-        final = list(chunks)
-        text = self.renderer.render(final)
-        while final and self.count_tokens(text) > limit:
-            worst = max(range(len(final)), key=lambda i: final[i].meta.get("relevance_rank", i))
-            ctx.report.drop(final[worst], "render", "over_budget", why="rendered context over budget")
-            del final[worst]
-            text = self.renderer.render(final)
-        return final, text
 
     async def arun(
         self,
@@ -341,7 +310,7 @@ class Assembler:
     ) -> Assembled:
         """Async :meth:`run`. The model-free pipeline is CPU-light and runs inline;
         a pipeline with model stages runs in a worker thread so the event loop stays free."""
-        if any(getattr(s, "uses_model", False) for s in self.stages):
+        if any(pipeline.traits(s).uses_model for s in self.stages):
             return await asyncio.to_thread(
                 self.run, question, chunks, budget=budget, target_version=target_version, principals=principals
             )
@@ -354,18 +323,6 @@ def _fitter(compress: Sequence[Stage | None]) -> Callable[[Chunk, int, Context],
         if isinstance(s, Excerpt):
             return s.fit
     return None
-
-
-def _run(stages: Sequence[Stage], chunks: list[Chunk], ctx: Context) -> list[Chunk]:
-    report = ctx.report
-    for stage in stages:
-        t0 = time.perf_counter()
-        n_in = len(chunks)
-        chunks = stage.run(chunks, ctx)
-        # a stage run again after the horizon widens adds its time; counts are the last pass's
-        report.timings_ms[stage.name] = report.timings_ms.get(stage.name, 0.0) + (time.perf_counter() - t0) * 1000
-        report.stage_counts[stage.name] = {"in": n_in, "out": len(chunks)}
-    return chunks
 
 
 def _note_id_conflicts(items: list[Chunk], report: Report) -> None:
