@@ -146,7 +146,7 @@ def test_an_options_object_and_keywords_combine_in_the_assembler() -> None:
 def test_build_stages_carries_the_options_to_the_stages() -> None:
     stages = Options(horizon=3, near_threshold=0.9, rrf_k=20, reserve=7, order="edges").build_stages()
     by_type = {type(s): s for s in stages}
-    assert by_type[Horizon].multiple == 3.0
+    assert by_type[Horizon].horizon == 3.0
     assert by_type[Dedup].threshold == 0.9
     assert by_type[Relevance].k == 20
     assert by_type[Select].reserve == 7
