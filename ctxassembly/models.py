@@ -146,7 +146,7 @@ def _kind_from_files(find: Callable[[str], str | None], spec: str) -> Kind:
 
 
 _LOCK = threading.Lock()
-_LOADED: dict[tuple[str, str], Any] = {}
+_LOADED: dict[tuple[str, str, str | None], Any] = {}
 
 
 def load_sentence_transformer(spec: str, device: str | None = None) -> Any:
