@@ -3,6 +3,7 @@ unknown name; the default pipeline built from them; the reference page in step."
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from dataclasses import FrozenInstanceError, fields
@@ -176,3 +177,18 @@ def test_the_regenerate_command_writes_the_page(tmp_path: Path) -> None:
     command = REGENERATE.replace("docs/options.md", str(tmp_path / "options.md"))
     subprocess.run(command.replace("python ", f"{sys.executable} ", 1), shell=True, check=True, cwd=REPO)
     assert (tmp_path / "options.md").read_text(encoding="utf-8") == reference()
+
+
+def test_the_readme_stage_table_is_the_run_order() -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    table = readme[readme.index("| stage | what it does |") :].split("\n\n", 1)[0]
+    listed: list[str] = []
+    for row in table.splitlines()[2:]:
+        m = re.match(r"^\| \*?`(\w+)`(?: \+ `(\w+)`)?", row)
+        if m:
+            listed += [n for n in m.groups() if n]
+    with_excerpt = [s.name for s in Options(reranker=by_word, embedder=embed).build_stages()]
+    with_extract = [s.name for s in Options(reranker=by_word, embedder=embed, extract=True).build_stages()]
+    at = with_excerpt.index("excerpt")
+    assert listed == [*with_excerpt[: at + 1], "tables", "extract", *with_excerpt[at + 1 :]]
+    assert with_extract == [n for n in listed if n != "excerpt"]

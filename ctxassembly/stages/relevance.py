@@ -44,10 +44,8 @@ class Relevance(StageBase):
         defines: headings, directive arguments, definition terms, first table cells,
         with word rarity from the whole texts). ``{"score": 1}`` ranks by score alone.
         Default: order 1, lexical 2, define 2 (chosen leave-one-corpus-out).
-    :param rrf_k: the reciprocal-rank constant: ``sum(w / (k + rank))``. Small k trusts the
-        head of each list more. On the Django dev set 60 (the usual value) and 10 keep the
-        answer equally often, and 60 exposes fewer wrong-version strings
-        (benchmarks/README.md), so 60 it is.
+    :param rrf_k: the reciprocal-rank constant: ``sum(w / (rrf_k + rank))``. A small one
+        trusts the head of each list more (the default 60 is measured in benchmarks/README.md).
     :param none_score: policy for chunks whose score is ``None``.
     :param top_k: keep at most this many after ranking (``rank_cutoff``).
     :raises ConfigError: an unknown signal, negative weight or policy.
