@@ -160,6 +160,11 @@ def _model(name: str, v: Any) -> None:
     the stage that uses it checks which kind it is when it is built)."""
     if isinstance(v, str):
         _str(name, v)
+    elif isinstance(v, Stage):
+        raise ConfigError(
+            f"{name} must be a model (instance, local path or hub name) or a callable, got the stage {v!r}; "
+            "a stage goes in Assembler(stages=[...])"
+        )
     elif isinstance(v, (bool, int, float, Mapping, list, tuple)):
         raise _fail(name, "a model (instance, local path or hub name) or a callable", v)
 

@@ -16,7 +16,18 @@ from ctxassembly import Assembler, ConfigError, assemble
 from ctxassembly.chunk import Chunk
 from ctxassembly.options import REGENERATE, Options, UnknownOption, reference
 from ctxassembly.pipeline import Context
-from ctxassembly.stages import Arrange, Dedup, Excerpt, Extract, Horizon, Relevance, Select, SemanticDedup, Tables
+from ctxassembly.stages import (
+    Arrange,
+    Dedup,
+    Excerpt,
+    Extract,
+    Horizon,
+    Relevance,
+    Rerank,
+    Select,
+    SemanticDedup,
+    Tables,
+)
 
 pytestmark = pytest.mark.unit
 
@@ -105,6 +116,11 @@ def test_every_option_rejects_an_invalid_value_naming_the_field(name: str) -> No
 def test_the_values_the_issue_names_fail_without_their_stage(name: str, value: float) -> None:
     with pytest.raises(ConfigError, match=name):
         Assembler(**{name: value})  # no reranker, no embedder, no extraction configured
+
+
+def test_a_stage_where_a_model_belongs_says_where_the_stage_goes() -> None:
+    with pytest.raises(ConfigError, match=r"reranker must be a model .* a stage goes in Assembler\(stages=\[...\]\)"):
+        Assembler(reranker=Rerank(by_word))
 
 
 def test_an_unknown_option_is_one_error_everywhere() -> None:

@@ -23,9 +23,11 @@ carries a strong signal (a hybrid retriever, the lexical ranking of the relevanc
 Usage::
 
     from ctxassembly import Assembler
-    from ctxassembly.stages import Rerank
-    rerank = Rerank("cross-encoder/ms-marco-MiniLM-L-6-v2")
-    assembled = Assembler(reranker=rerank).run(question, candidates, budget=1000)
+    assembler = Assembler(reranker="cross-encoder/ms-marco-MiniLM-L-6-v2")  # or a path, an instance, a callable
+    assembled = assembler.run(question, candidates, budget=1000)
+
+    from ctxassembly.stages import Rerank  # the stage alone
+    ranked = Rerank("cross-encoder/ms-marco-MiniLM-L-6-v2").run(chunks, ctx)
 """
 
 from __future__ import annotations
