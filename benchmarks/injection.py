@@ -37,8 +37,8 @@ from pathlib import Path
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.jsonl import read_jsonl
+from ctxassembly.pipeline import Context
 from ctxassembly.report import Report
-from ctxassembly.stages.base import Context
 from ctxassembly.stages.safety import Safety
 from ctxassembly.text.injection import CLASSES, find_injections
 from ctxassembly.tokens import get_counter

@@ -16,7 +16,6 @@ order it should read them, labelled through LlamaIndex's own metadata rendering:
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Sequence
 from typing import Any
 
@@ -113,11 +112,7 @@ class ContextAssemblyPostprocessor(BaseNodePostprocessor):
             kwargs["reranker"] = self.reranker
         if self.embedder is not None:
             kwargs["embedder"] = self.embedder
-        try:
-            return Assembler(**kwargs)
-        except TypeError as e:
-            valid = sorted(inspect.signature(Assembler).parameters)
-            raise ConfigError(f"{e}; valid Assembler options: {', '.join(valid)}") from None
+        return Assembler(**kwargs)  # an unknown name is the core's UnknownOption, listing the valid ones
 
     @classmethod
     def class_name(cls) -> str:

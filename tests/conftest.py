@@ -11,8 +11,8 @@ import pytest
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.jsonl import read_jsonl
+from ctxassembly.pipeline import Context
 from ctxassembly.report import Report
-from ctxassembly.stages.base import Context
 from ctxassembly.tokens import get_counter
 
 

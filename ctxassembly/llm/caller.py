@@ -28,7 +28,7 @@ from ctxassembly.llm.readers import as_reader, reply_text
 from ctxassembly.text.tables import find_tables
 
 if TYPE_CHECKING:
-    from ctxassembly.stages.base import Context
+    from ctxassembly.pipeline import Context
 
 __all__ = ["Bypass", "LLMCaller", "Reply", "run_sync"]
 

@@ -29,7 +29,7 @@ from ctxassembly.errors import ConfigError
 from ctxassembly.llm.caller import LLMCaller, run_sync
 from ctxassembly.llm.extract import LLMExtract
 from ctxassembly.llm.parsing import parse_json
-from ctxassembly.stages.base import Context
+from ctxassembly.pipeline import Context, StageBase
 
 __all__ = ["REDUCE_PROMPT", "MapReduce", "aggregate_cue"]
 
@@ -58,7 +58,7 @@ def aggregate_cue(question: str) -> str | None:
     return None if m is None else m.group(0)
 
 
-class MapReduce:
+class MapReduce(StageBase):
     """Per-chunk extracts (map), then one selecting call over them (reduce) for aggregate
     questions; the plain extraction otherwise.
 

@@ -29,7 +29,7 @@ import numpy as np
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
-from ctxassembly.stages.base import Context
+from ctxassembly.pipeline import Context, StageBase
 from ctxassembly.text.lexical import Lexical
 from ctxassembly.text.selection import with_gaps
 from ctxassembly.text.structure import HEADER_CHARS, Block, definitions, structure
@@ -39,7 +39,7 @@ __all__ = ["Excerpt"]
 _SCORED_MAX = 4096  # block-score entries kept for fit() before the cache starts over
 
 
-class Excerpt:
+class Excerpt(StageBase):
     """Cut chunks larger than ``max_share`` of the budget to their best blocks.
 
     :param max_share: the largest fraction of the budget one chunk may fill whole.

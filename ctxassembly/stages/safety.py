@@ -23,7 +23,7 @@ from typing import Literal
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
-from ctxassembly.stages.base import Context
+from ctxassembly.pipeline import Context, StageBase
 from ctxassembly.text.injection import CLASSES, find_injections
 
 __all__ = ["CLASSES", "Safety", "find_injections"]
@@ -32,7 +32,7 @@ Policy = Literal["remove", "drop", "flag"]
 _POLICIES = ("remove", "drop", "flag")
 
 
-class Safety:
+class Safety(StageBase):
     """Find instruction-like sentences and remove them, drop the chunk, or flag it.
 
     :raises ConfigError: an unknown policy.

@@ -43,7 +43,7 @@ from packaging.version import InvalidVersion, Version
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
-from ctxassembly.stages.base import Context
+from ctxassembly.pipeline import Context, StageBase
 from ctxassembly.text.lexical import jaccard, normalize, shingles
 from ctxassembly.versioning import (
     DEV_ALIASES,
@@ -191,10 +191,10 @@ def _covers_without(anchor: str, cue_at: int, other: str) -> bool:
     return any(tuple(words[i : i + 6]) in grams for i in range(len(words) - 5))
 
 
-class VersionFilter:
+class VersionFilter(StageBase):
     """Keep chunks of the target version (or the current one); drop or label the rest.
 
-    :param policy: ``"drop"`` removes other-version chunks with reason ``superseded``
+    :param version_policy: ``"drop"`` removes other-version chunks with reason ``superseded``
         (a newer version of the same document was kept: detail ``superseded_by``) or
         ``other_version``; ``"label"`` keeps them with ``meta["status"]`` set to
         ``superseded``/``other_version`` so the model sees the conflict.
@@ -213,16 +213,16 @@ class VersionFilter:
 
     def __init__(
         self,
-        policy: Policy = "drop",
+        version_policy: Policy = "drop",
         *,
         subject_versions: bool = True,
         version_keys: Sequence[str] | str = VERSION_KEYS,
         location_keys: Sequence[str] | str = LOCATION_KEYS,
         text_cues: bool = True,
     ) -> None:
-        if policy not in _POLICIES:
-            raise ConfigError(f"version policy must be one of {_POLICIES}, got {policy!r}")
-        self.policy = policy
+        if version_policy not in _POLICIES:
+            raise ConfigError(f"version_policy must be one of {_POLICIES}, got {version_policy!r}")
+        self.policy = version_policy
         self.subject_versions = subject_versions
         self.version_keys = _keys("version_keys", version_keys)
         self.location_keys = _keys("location_keys", location_keys)

@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 
 from ctxassembly.chunk import Chunk
+from ctxassembly.pipeline import Context
 from ctxassembly.report import Report
-from ctxassembly.stages.base import Context
 from ctxassembly.tokens import get_counter
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
