@@ -25,13 +25,15 @@ from llama_index.core.instrumentation import get_dispatcher
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
 
+from ctxassembly import metadata as convention
 from ctxassembly.assembler import Assembled, Assembler
 from ctxassembly.errors import ConfigError
+from ctxassembly.metadata import POSITION, RELEVANCE_RANK, REPORT, MetadataKeys, ScoreFrom
 from ctxassembly.render import SEPARATOR
 from ctxassembly.report import Decision, Report
 from ctxassembly.stages.arrange import Order
 from llamaindex_ctxassembly.events import ContextAssemblyEvent
-from llamaindex_ctxassembly.mapping import MetadataKeys, compact, nodes_to_chunks, to_nodes
+from llamaindex_ctxassembly.mapping import nodes_to_chunks, to_nodes
 
 __all__ = ["ContextAssemblyPostprocessor"]
 
@@ -45,10 +47,11 @@ _OWN_FIELDS = frozenset({"budget", "target_version", "order", "reranker", "embed
 class ContextAssemblyPostprocessor(BaseNodePostprocessor):
     """Filter, de-duplicate, version-check, merge, budget, order and label retrieved nodes.
 
-    The returned nodes are copies (the caller's nodes are never changed). Their metadata
-    gains ``status`` (``current``, ``unversioned``; ``superseded``/``other_version`` under
-    ``version_policy="label"``) and the ``assembly_*`` facts (position, relevance rank,
-    retriever score, merged_from, duplicates, conflicts_with, flags, a compact report).
+    The returned nodes are copies (the caller's nodes are never changed) and keep the
+    retriever's score (``score_from="assembly"``: the assembly's). Their metadata gains
+    ``status`` (``current``, ``unversioned``; ``superseded``/``other_version`` under
+    ``version_policy="label"``) and the ``assembly_*`` facts of
+    :mod:`ctxassembly.metadata`, the convention the LangChain adapter shares.
     The LLM view shows only the labels (title, section, version, date, status) unless
     ``labels_only=False``; the ``assembly_*`` keys are never shown or embedded.
 
@@ -64,6 +67,9 @@ class ContextAssemblyPostprocessor(BaseNodePostprocessor):
     :param reranker: passed to ``Assembler(reranker=...)`` when not ``None``.
     :param embedder: passed to ``Assembler(embedder=...)`` when not ``None``.
     :param options: any other :class:`ctxassembly.Assembler` keyword option.
+    :param keys: which metadata keys feed which chunk field, and the key the status
+        label is written to (:class:`ctxassembly.metadata.MetadataKeys`).
+    :param score_from: ``retriever`` (default) or ``assembly``: the score returned nodes carry.
     :raises ConfigError: an unknown or invalid option (the message lists valid ones).
     """
 
@@ -73,12 +79,8 @@ class ContextAssemblyPostprocessor(BaseNodePostprocessor):
     reranker: Any = Field(default=None, exclude=True, description="Assembler reranker (optional).")
     embedder: Any = Field(default=None, exclude=True, description="Assembler embedder (optional).")
     options: dict[str, Any] = Field(default_factory=dict, description="Other ctxassembly.Assembler options.")
-    version_key: str = Field(default="version", description="Metadata key of the version label.")
-    title_key: str = Field(default="title", description="Metadata key of the title label.")
-    section_key: str = Field(default="section", description="Metadata key of the section label.")
-    date_key: str = Field(default="date", description="Metadata key of the date label.")
-    doc_id_key: str = Field(default="doc_id", description="Metadata key of the document id (else ref_doc_id).")
-    status_key: str = Field(default="status", description="Metadata key the status label is written to.")
+    keys: MetadataKeys = Field(default_factory=MetadataKeys, description="Metadata keys of the chunk fields.")
+    score_from: ScoreFrom = Field(default="retriever", description="Score of returned nodes: retriever or assembly.")
     labels_only: bool = Field(default=True, description="Show the LLM only the label keys of the metadata.")
     text_template: str | None = Field(default=None, description="text_template set on returned nodes.")
     metadata_template: str | None = Field(default=None, description="metadata_template set on returned nodes.")
@@ -128,17 +130,6 @@ class ContextAssemblyPostprocessor(BaseNodePostprocessor):
         """The report of the most recent call (``None`` before the first)."""
         return self._last_report
 
-    @property
-    def keys(self) -> MetadataKeys:
-        return MetadataKeys(
-            version=self.version_key,
-            title=self.title_key,
-            section=self.section_key,
-            date=self.date_key,
-            doc_id=self.doc_id_key,
-            status=self.status_key,
-        )
-
     def _postprocess_nodes(
         self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
     ) -> list[NodeWithScore]:
@@ -169,6 +160,7 @@ class ContextAssemblyPostprocessor(BaseNodePostprocessor):
             nodes,
             assembled.report,
             self.keys,
+            score_from=self.score_from,
             labels_only=self.labels_only,
             text_template=self.text_template,
             metadata_template=self.metadata_template,
@@ -207,12 +199,12 @@ class ContextAssemblyPostprocessor(BaseNodePostprocessor):
             )
             dropped = True
         if dropped:
-            summary = compact(report)
+            summary = convention.summary(report)
             for position, (n, index) in enumerate(kept):
                 d = report.decisions[_checked(index)]
                 report.decisions[d.index] = Decision(d.index, d.id, d.stage, d.reason, d.detail, position)
-                n.node.metadata["assembly_position"] = position
-                n.node.metadata["assembly_report"] = summary
+                n.node.metadata[POSITION] = position
+                n.node.metadata[REPORT] = summary
         return [n for n, _ in kept]
 
 
@@ -223,7 +215,7 @@ def _checked(index: int | None) -> int:
 
 
 def _rank(node: NodeWithScore, fallback: int) -> int:
-    rank = node.node.metadata.get("assembly_relevance_rank")
+    rank = node.node.metadata.get(RELEVANCE_RANK)
     return fallback if rank is None else int(rank)
 
 

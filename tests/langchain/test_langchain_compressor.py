@@ -76,15 +76,15 @@ def test_output_facts_ids_and_no_mutation(bm25_documents: Any, count_tokens: Any
     report = compressor.last_report
     assert report is not None
     assert len(report.decisions) == len(docs)
-    assert [d.metadata["ctxassembly"]["position"] for d in out] == list(range(len(out)))
+    assert [d.metadata["assembly_position"] for d in out] == list(range(len(out)))
     assert [d.id for d in out] == [k.id for k in report.kept]  # Document.id preserved, in context order
     for doc in out:
-        facts = doc.metadata["ctxassembly"]
-        assert doc.metadata["version"] == "4.2" == facts["labels"]["version"]
-        assert facts["status"] == "current"
-        assert facts["decision"]["fate"] == "kept"
-        assert facts["report"]["target_version"] == "4.2"
-        assert facts["retriever_score"] == next(b.metadata["score"] for b in docs if b.id == doc.id)
+        facts = doc.metadata
+        assert doc.metadata["version"] == "4.2" == facts["assembly_labels"]["version"]
+        assert facts["assembly_status"] == "current"
+        assert facts["assembly_decision"]["fate"] == "kept"
+        assert facts["assembly_report"]["target_version"] == "4.2"
+        assert facts["assembly_retriever_score"] == next(b.metadata["score"] for b in docs if b.id == doc.id)
     # every drop is inspectable after the call, with its reason
     assert set(report.reasons) <= {"kept", "other_version", "duplicate", "merged", "over_budget", "superseded"}
     assert report.reasons["other_version"] > 0
@@ -110,11 +110,11 @@ def test_adjacent_chunks_merge_and_keep_the_best_parts_id() -> None:
     # ranked by the incoming order alone, so that "best-ranked" is "first in the input"
     compressor = ContextAssemblyCompressor(budget=300, options={"weights": {"order": 1.0}})
     (out,) = compressor.compress_documents(docs, "composite primary keys")
-    facts = out.metadata["ctxassembly"]
+    facts = out.metadata
     assert out.page_content == a + b
-    assert out.id == facts["chunk_id"] == "p2"  # the best-ranked part (first in the input) names the merge
-    assert facts["merged_from"] == ["p1", "p2"]
-    assert facts["span"] == [0, len(a + b)]
+    assert out.id == facts["assembly_chunk_id"] == "p2"  # the best-ranked part (first in the input) names the merge
+    assert facts["assembly_merged_from"] == ["p1", "p2"]
+    assert facts["assembly_span"] == [0, len(a + b)]
 
 
 def test_exact_duplicates_collapse_and_are_listed() -> None:
@@ -122,7 +122,7 @@ def test_exact_duplicates_collapse_and_are_listed() -> None:
     docs = [Document(id=f"copy-{i}", page_content=text, metadata={"version": "5.1"}) for i in range(3)]
     out = ContextAssemblyCompressor(budget=300).compress_documents(docs, "PBKDF2 iterations")
     assert [d.id for d in out] == ["copy-0"]
-    assert out[0].metadata["ctxassembly"]["duplicates"] == ["copy-1", "copy-2"]
+    assert out[0].metadata["assembly_duplicates"] == ["copy-1", "copy-2"]
 
 
 def test_label_policy_keeps_superseded_documents_marked() -> None:
@@ -134,28 +134,36 @@ def test_label_policy_keeps_superseded_documents_marked() -> None:
     ]
     compressor = ContextAssemblyCompressor(budget=300, options={"version_policy": "label"})
     out = compressor.compress_documents(docs, "How many PBKDF2 iterations?")
-    status = {d.id: d.metadata["ctxassembly"]["status"] for d in out}
+    status = {d.id: d.metadata["assembly_status"] for d in out}
     assert status == {"new": "current", "old": "superseded"}
     assert 'status="superseded"' in compressor.format_documents(out)
 
 
-def test_custom_keys_and_metadata_key() -> None:
-    compressor = ContextAssemblyCompressor(budget=300, keys=MetadataKeys(version="release"), metadata_key="ctx")
+def test_custom_keys() -> None:
+    compressor = ContextAssemblyCompressor(budget=300, keys=MetadataKeys(version="release"))
     docs = [
         Document(id="a", page_content="Release 4.2 text about forms.", metadata={"release": "4.2"}),
         Document(id="b", page_content="Release 5.2 text about forms.", metadata={"release": "5.2"}),
     ]
     out = compressor.compress_documents(docs, "forms in 4.2")
     assert [d.id for d in out] == ["a"]
-    assert "ctxassembly" not in out[0].metadata
-    assert out[0].metadata["ctx"]["labels"]["version"] == "4.2"
+    assert out[0].metadata["assembly_labels"]["version"] == "4.2"
     assert 'version="4.2"' in compressor.format_documents(out)
 
 
-def test_bad_document_fails_with_a_clear_error() -> None:
+def test_a_document_that_is_no_text_is_a_decision_not_a_failed_call() -> None:
     bad = Document.model_construct(id="x", page_content=["not", "text"], metadata={})
-    with pytest.raises(ChunkError, match=r"document 0 \(id 'x'\): field 'page_content': expected str, got list"):
-        ContextAssemblyCompressor(budget=300).compress_documents([bad], "q")
+    good = Document(id="y", page_content="text about forms")
+    compressor = ContextAssemblyCompressor(budget=300)
+    assert [d.id for d in compressor.compress_documents([bad, good], "forms")] == ["y"]
+    assert compressor.last_report is not None
+    fate = compressor.last_report.decisions[0]
+    assert (fate.id, fate.stage, fate.reason, fate.detail["field"]) == ("x", "input", "invalid", "text")
+
+
+def test_a_non_document_fails_the_call_naming_it() -> None:
+    with pytest.raises(ChunkError, match=r"chunk document 1: field '<document>': expected a langchain_core Document"):
+        ContextAssemblyCompressor(budget=300).compress_documents([Document(page_content="a"), "b"], "q")  # type: ignore[list-item]
 
 
 def test_bad_query_fails_with_a_clear_error() -> None:

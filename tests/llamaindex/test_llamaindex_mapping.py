@@ -24,8 +24,8 @@ import llamaindex_ctxassembly.postprocessor as postprocessor_module
 from ctxassembly.assembler import Assembler
 from ctxassembly.errors import ChunkError, ConfigError
 from ctxassembly.tokens import get_counter
+from ctxassembly.metadata import OUTPUT_KEYS
 from llamaindex_ctxassembly import (
-    INTERNAL_KEYS,
     ContextAssemblyPostprocessor,
     MetadataKeys,
     nodes_to_chunks,
@@ -56,7 +56,6 @@ def test_public_surface() -> None:
     assert sorted(llamaindex_ctxassembly.__all__) == [
         "ContextAssemblyEvent",
         "ContextAssemblyPostprocessor",
-        "INTERNAL_KEYS",
         "MetadataKeys",
         "nodes_to_chunks",
         "to_nodes",
@@ -77,19 +76,19 @@ def test_default_keys_become_chunk_fields_and_the_rest_meta() -> None:
     assert record == {
         "id": "n1", "text": "SQLite 3.21.0 and later.", "score": 0.7, "version": "4.2", "title": "Databases",
         "section": "SQLite", "date": "2023-04-03", "doc_id": "ref/databases", "start": 10, "end": 34,
-        "meta": {"acl": ["staff"]},
+        "meta": dict(node.metadata),  # every key travels (acl for the admit stage, paths for versions)
     }
 
 
 def test_configurable_keys_drive_version_and_labels() -> None:
-    keys = {"version_key": "release", "title_key": "page", "section_key": "heading", "doc_id_key": "source"}
+    keys = MetadataKeys(version="release", title="page", section="heading", doc_id="source")
     nodes = scored(
         (text_node("new", "PostgreSQL 14 and higher.", release="5.2", page="Databases", heading="PostgreSQL",
                    source="db"), 0.9),
         (text_node("old", "PostgreSQL 12 and higher.", release="4.2", page="Databases", heading="PostgreSQL",
                    source="db"), 0.8),
     )
-    pp = ContextAssemblyPostprocessor(budget=500, **keys)
+    pp = ContextAssemblyPostprocessor(budget=500, keys=keys)
     out = pp.postprocess_nodes(nodes, query_str=Q)
     assert [n.node.node_id for n in out] == ["old"]
     assert out[0].node.get_content(metadata_mode=MetadataMode.LLM).startswith(
@@ -103,21 +102,24 @@ def test_doc_id_falls_back_to_ref_doc_id_and_metadata_wins() -> None:
     both = TextNode(id_="b", text="y", metadata={"doc_id": "meta-doc"},
                     relationships={NodeRelationship.SOURCE: RelatedNodeInfo(node_id="doc-7")})
     records = nodes_to_chunks(scored((sourced, 1.0), (both, 1.0), (text_node("c", "z"), 1.0)), MetadataKeys())
-    assert [r["doc_id"] for r in records] == ["doc-7", "meta-doc", None]
+    assert [r.get("doc_id") for r in records] == ["doc-7", "meta-doc", None]
 
 
 def test_date_objects_become_iso_labels() -> None:
-    [record] = nodes_to_chunks(scored((text_node("d", "t", date=dt.date(2024, 4, 3)), 1.0)), MetadataKeys())
-    assert record["date"] == "2024-04-03"
+    pp = ContextAssemblyPostprocessor(budget=300)
+    [out] = pp.postprocess_nodes(scored((text_node("d", "t", date=dt.date(2024, 4, 3)), 1.0)), query_str=Q)
+    assert out.node.metadata["assembly_labels"]["date"] == "2024-04-03"  # the core coerced it (and noted it)
+    assert any(n["event"] == "coerced" and n["field"] == "date" for n in pp.last_report.to_dict()["notes"])
 
 
 def test_none_scores_pass_through_and_rank_by_order() -> None:
     nodes = scored(*((text_node(f"n{i}", f"passage {w} about cats"), None) for i, w in enumerate(WORDS)))
-    assert [r["score"] for r in nodes_to_chunks(nodes, MetadataKeys())] == [None] * 4
+    assert [r.get("score") for r in nodes_to_chunks(nodes, MetadataKeys())] == [None] * 4
     pp = ContextAssemblyPostprocessor(budget=1000, order="relevance")
     out = pp.postprocess_nodes(nodes, query_str=Q)
     assert [n.node.node_id for n in out] == ["n0", "n1", "n2", "n3"]
-    assert all(isinstance(n.score, float) for n in out)
+    assert [n.score for n in out] == [None] * 4  # the retriever's score stays the node's score
+    assert all(isinstance(n.node.metadata["assembly_score"], float) for n in out)
     assert [n.node.metadata["assembly_retriever_score"] for n in out] == [None] * 4
 
 
@@ -237,7 +239,8 @@ def test_internal_keys_hidden_from_llm_and_embedding_views() -> None:
     assert "doc_id" not in llm
     assert "assembly_" not in embed
     assert "status" not in embed
-    assert set(INTERNAL_KEYS) & set(node.metadata) <= set(node.excluded_embed_metadata_keys)
+    assert set(OUTPUT_KEYS) <= set(node.metadata)
+    assert set(OUTPUT_KEYS) <= set(node.excluded_embed_metadata_keys)
 
 
 def test_labels_only_false_keeps_the_users_own_llm_keys() -> None:
