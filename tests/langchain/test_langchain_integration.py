@@ -88,8 +88,8 @@ def test_input_documents_are_not_mutated(vector_store: InMemoryVectorStore) -> N
     before = copy.deepcopy(docs)
     out = ContextAssemblyCompressor(budget=BUDGET).compress_documents(docs, question)
     assert docs == before
-    assert all("ctxassembly" not in d.metadata for d in docs)
-    assert all("ctxassembly" in d.metadata for d in out)
+    assert all("assembly_position" not in d.metadata for d in docs)
+    assert all("assembly_position" in d.metadata for d in out)
 
 
 @pytest.fixture(scope="module")
