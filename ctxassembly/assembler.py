@@ -3,34 +3,18 @@
 from __future__ import annotations
 
 import asyncio
-import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ctxassembly import pipeline
 from ctxassembly.chunk import LABEL_FIELDS, Chunk
 from ctxassembly.errors import ChunkError, ConfigError
-from ctxassembly.render import SEPARATOR, Format, Renderer, prompt
+from ctxassembly.options import Options
+from ctxassembly.pipeline import Context, Stage
+from ctxassembly.render import Renderer, prompt
 from ctxassembly.report import Report
-from ctxassembly.stages.admit import Admit
-from ctxassembly.stages.arrange import Arrange, Order
-from ctxassembly.stages.base import Context, Stage
-from ctxassembly.stages.dedup import Dedup
-from ctxassembly.stages.excerpt import Excerpt
-from ctxassembly.stages.extract import Extract
-from ctxassembly.stages.horizon import WIDEN, Horizon
-from ctxassembly.stages.merge import Merge
-from ctxassembly.stages.relevance import NonePolicy, Relevance
-from ctxassembly.stages.rerank import Rerank
-from ctxassembly.stages.safety import Policy as SafetyPolicy
-from ctxassembly.stages.safety import Safety
-from ctxassembly.stages.select import Select
-from ctxassembly.stages.semantic import SemanticDedup
-from ctxassembly.stages.tables import Tables
-from ctxassembly.stages.version import Policy as VersionPolicy
-from ctxassembly.stages.version import VersionFilter
 from ctxassembly.tokens import get_counter
-from ctxassembly.versioning import LOCATION_KEYS, VERSION_KEYS
 
 __all__ = ["Assembled", "Assembler", "assemble", "to_chunks"]
 
@@ -100,156 +84,41 @@ def to_chunks(items: Iterable[Chunk | Mapping[str, Any]], report: Report | None 
 
 
 class Assembler:
-    """The default pipeline: admit, version, relevance, horizon, safety, dedup, merge,
-    excerpt, select, arrange; then render. Pass ``stages=[...]`` to run your own list
-    instead (a :class:`~ctxassembly.stages.horizon.Horizon` in it works the same way).
+    """The default pipeline, run over the candidates of each call, then rendered.
 
-    Options (each also accepted by :func:`assemble`):
+    The stages, in run order: admit, version, relevance, horizon, safety, rerank, dedup,
+    semantic, merge, excerpt (or tables + extract), the LLM stage, select, arrange
+    (:meth:`Options.build_stages <ctxassembly.options.Options.build_stages>`). Pass
+    ``stages=[...]`` to run your own list instead (a
+    :class:`~ctxassembly.stages.horizon.Horizon` in it widens the same way); ``format``
+    and ``tokenizer`` still apply, and every option is validated either way.
 
-    :param order: ``bookend`` (default), ``edges``, ``relevance`` or ``reading``.
-    :param format: ``xml`` (default), ``evidence`` or ``plain``.
-    :param tokenizer: ``None`` (cl100k_base), an encoding name, a tiktoken Encoding, a
-        Hugging Face tokenizer or a callable ``text -> int``.
-    :param reserve: tokens of the budget kept back for the rest of the prompt.
-    :param max_per_doc: at most this many chunks per document.
-    :param principals, acl_field, permit, enforce_acl, scope: see :class:`Admit`.
-    :param version_policy: ``drop`` (default) or ``label`` other-version chunks.
-    :param subject_versions: treat release notes of another version as other-version.
-    :param version_keys, location_keys: metadata keys read for a chunk's version and for
-        the URL / file path that carries it (see :class:`VersionFilter`).
-    :param min_score, weights, rrf_k, none_score, top_k: see :class:`Relevance`.
-    :param horizon: a cascade for long candidate lists: after the relevance ranking only
-        the best chunks holding about ``horizon`` x ``budget`` tokens (estimated from
-        their length; never fewer than 20 chunks) go on to the costly stages (injection
-        scan, rerank, dedup, merge, compression, select); the rest get the fate
-        ``beyond_horizon`` with their rank. If the head loses so much to duplicates or
-        injections that the budget is left unspent, the horizon doubles and the stages
-        after it run again. Default 4; ``None`` sends every candidate through every stage.
-        On the Django benchmark (40 and 1,000 candidates, 500 to 2,000 tokens, with and
-        without models) a head of 4 budgets / 20 chunks gave the same answers as no
-        horizon at all, and so did 8 budgets / 50 chunks (benchmarks/README.md).
-    :param near_threshold: shingle Jaccard for near duplicates (``None``: exact only).
-    :param safety: ``remove`` (default), ``drop`` or ``flag`` injection-like text.
-    :param merge_gap: characters between chunks that still merge (``None``: no merge).
-    :param max_share: largest budget share one chunk may fill whole before it is cut to
-        its best passages (``None``: never cut); never below 200 tokens (the Excerpt's
-        floor). 0.25 was best on both dev corpora at 500 and 1,000 tokens (0.2-0.4 within
-        one question on Django; 0.3 and above lost one on pytest at 1,000).
-    :param reranker: ``None`` (no model), or a ``CrossEncoder``/``SentenceTransformer``
-        (instance, local path or hub name) or a callable ``(query, texts) -> scores``;
-        runs after relevance (see :class:`~ctxassembly.stages.rerank.Rerank`).
-    :param rerank_fuse: weight of the incoming (relevance) order fused with the model's
-        (``None``: the model alone). 6 measured best with a MiniLM bi-encoder on the Django
-        dev set: ranking by the bi-encoder alone lost 20 points there (benchmarks/adapters.py).
-    :param embedder: ``None``, or a ``SentenceTransformer`` (instance, path or name) or a
-        callable ``texts -> vectors``: semantic dedup after dedup, and a semantic signal
-        for extraction. A reranker and an embedder of the same model share one cache.
-    :param semantic_threshold: cosine at or above which chunks are semantic duplicates.
-    :param extract: query-focused sentence extraction and table compression in place of
-        the excerpt stage; ``None`` (default): off (measured: it cost answers on the pytest
-        dev corpus, see ``_compress``); ``True`` turns it on, with the embedder's semantic
-        signal when one is configured.
-    :param fill: spend what whole chunks leave of the budget on the next chunk cut to its
-        best-matching blocks (:meth:`~ctxassembly.stages.excerpt.Excerpt.fit`).
-    :param extract_share: largest budget share a chunk fills whole before extraction.
-    :param llm_stage: ``None`` (default), or an LLM-assisted stage run after compression and
-        before select: :class:`~ctxassembly.stages.llm_extract.LLMExtract`,
-        :class:`~ctxassembly.stages.mapreduce.MapReduce` or
-        :class:`~ctxassembly.stages.summarize.Summarize` (opt-in; see docs/llm.md).
+    Options: an :class:`~ctxassembly.options.Options`, keyword arguments, or both (the
+    keywords override). Every option is described in docs/options.md.
+
+    :raises ConfigError: a bad option value (naming the field), or a stage in ``stages``
+        without a name and a ``run(chunks, ctx)`` method.
+    :raises UnknownOption: an unknown option name (a ``ConfigError`` and a ``TypeError``;
+        the message lists the valid names).
     """
 
-    def __init__(
-        self,
-        *,
-        order: Order = "bookend",
-        format: Format = "xml",  # noqa: A002 - the user-facing name of the option
-        tokenizer: object = None,
-        reserve: int = 0,
-        max_per_doc: int | None = None,
-        principals: Iterable[str] | None = None,
-        acl_field: str = "acl",
-        permit: Callable[[Chunk, frozenset[str]], bool] | None = None,
-        enforce_acl: bool | None = None,
-        scope: Mapping[str, object] | None = None,
-        version_policy: VersionPolicy = "drop",
-        subject_versions: bool = True,
-        version_keys: Sequence[str] | str = VERSION_KEYS,
-        location_keys: Sequence[str] | str = LOCATION_KEYS,
-        min_score: float | None = None,
-        weights: Mapping[str, float] | None = None,
-        rrf_k: float = 60.0,
-        none_score: NonePolicy = "rank",
-        top_k: int | None = None,
-        horizon: float | None = 4.0,
-        near_threshold: float | None = 0.8,
-        safety: SafetyPolicy = "remove",
-        merge_gap: int | None = 0,
-        max_share: float | None = 0.25,
-        reranker: object = None,
-        rerank_fuse: float | None = 6.0,
-        embedder: object = None,
-        semantic_threshold: float = 0.95,
-        extract: bool | None = None,
-        extract_share: float = 0.25,
-        llm_stage: Stage | None = None,
-        fill: bool = True,
-        stages: Sequence[Stage] | None = None,
-    ) -> None:
-        self.renderer = Renderer(format)
-        self.count_tokens = get_counter(tokenizer)
+    def __init__(self, options: Options | None = None, *, stages: Sequence[Stage] | None = None, **kw: Any) -> None:
+        if options is None:
+            options = Options.from_mapping(kw)
+        elif not isinstance(options, Options):
+            raise ConfigError(f"options must be an Options (or pass keyword options), got {type(options).__name__}")
+        elif kw:
+            options = options.replace(**kw)
+        self.options = options
+        self.renderer = Renderer(options.format)
+        self.count_tokens = get_counter(options.tokenizer)
         if stages is not None:
             for s in stages:
                 if not isinstance(s, Stage):
                     raise ConfigError(f"stage {s!r} has no name and run(chunks, ctx) method")
             self.stages: list[Stage] = list(stages)
-            return
-        pipeline: list[Stage | None] = [
-            Admit(principals, acl_field=acl_field, permit=permit, enforce_acl=enforce_acl, scope=scope),
-            VersionFilter(
-                version_policy,
-                subject_versions=subject_versions,
-                version_keys=version_keys,
-                location_keys=location_keys,
-            ),
-            # relevance ranks before the injection scan so that the scan (and every stage
-            # that costs per chunk) runs on the head alone; Safety moves a chunk it had to
-            # clean behind the clean ones, so stuffed words cannot lift it (see Safety)
-            Relevance(min_score=min_score, weights=weights, k=rrf_k, none_score=none_score, top_k=top_k),
-            Horizon(horizon) if horizon is not None else None,
-            Safety(safety),
-            Rerank(reranker, fuse=rerank_fuse) if reranker is not None else None,
-            Dedup(threshold=near_threshold),
-            SemanticDedup(embedder, threshold=semantic_threshold) if embedder is not None else None,
-            Merge(merge_gap, max_share=1.0 if max_share is None else max_share) if merge_gap is not None else None,
-            *(compress := self._compress(extract, reranker, embedder, max_share, extract_share)),
-            llm_stage,
-            Select(
-                reserve=reserve,
-                max_per_doc=max_per_doc,
-                render=self.renderer.parts,
-                separator_tokens=self.count_tokens(SEPARATOR),
-                fit=_fitter(compress) if fill else None,
-            ),
-            Arrange(order),
-        ]
-        self.stages = [s for s in pipeline if s is not None]
-
-    @staticmethod
-    def _compress(
-        extract: bool | None, reranker: object, embedder: object, max_share: float | None, extract_share: float
-    ) -> list[Stage | None]:
-        """Tables + Extract when extraction is asked for, else the structure-aware Excerpt.
-
-        ``extract=None`` (the default) is the Excerpt, with or without models: on both dev
-        corpora (Django and pytest docs) the MiniLM pipeline with sentence extraction cut
-        the answer out of kept chunks (pytest: 15% of questions at 500 tokens, 8% at 1,000)
-        and kept fewer answers than the model-free pipeline, while with the Excerpt it keeps
-        at least as many everywhere (benchmarks/README.md). A model stage that cannot help
-        stays out of the way."""
-        on = False if extract is None else extract
-        if on:
-            return [Tables(max_share=extract_share), Extract(embedder, max_share=extract_share)]
-        return [Excerpt(max_share) if max_share is not None else None]
+        else:
+            self.stages = options.build_stages(self.renderer, self.count_tokens)
 
     def run(
         self,
@@ -280,7 +149,7 @@ class Assembler:
         report = Report(question=question, budget=budget, target_version=target_version)
         items = to_chunks(given, report)
         n_inputs = len(given)
-        report._inputs, report._count = tuple(items), self.count_tokens
+        report.inputs, report.count_tokens = tuple(items), self.count_tokens
         _note_id_conflicts(items, report)
         ctx = Context(
             question=question,
@@ -290,45 +159,14 @@ class Assembler:
             target_version=target_version,
             principals=None if principals is None else frozenset(principals),
         )
-        current = self._stages(items, ctx)
-        final, text = self._fit(current, ctx)
+        current = pipeline.run(self.stages, items, ctx)
+        limit = budget - sum(pipeline.traits(s).reserve for s in self.stages)
+        final, text = pipeline.fit_rendered(current, ctx, self.renderer.render, limit)
         report.finish(final, n_inputs)
         report.tokens_after = self.count_tokens(text) if final else 0
         top = [i for i, c in enumerate(final) if c.meta.get("relevance_rank") == 0]
         report.top_ranked_position = top[0] if top else None
         return Assembled(chunks=final, text=text, report=report, question=question)
-
-    def _stages(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
-        """Run the stages; from a horizon on, again over a doubled head while it starves
-        the selection (the report and state of the starved pass are rolled back)."""
-        at = next((i for i, s in enumerate(self.stages) if isinstance(s, Horizon)), len(self.stages))
-        current = _run(self.stages[:at], chunks, ctx)
-        if at == len(self.stages):
-            return current
-        horizon: Horizon = self.stages[at]  # type: ignore[assignment]
-        ctx.state["horizon_total"] = len(current)
-        mark, state = ctx.report._mark(), dict(ctx.state)
-        while True:
-            out = _run(self.stages[at:], current, ctx)
-            if not horizon.starved(ctx):
-                return out
-            widened = ctx.state.get(WIDEN, 0) + 1
-            ctx.report._rollback(mark)
-            ctx.state.clear()
-            ctx.state.update(state, **{WIDEN: widened})
-
-    def _fit(self, chunks: list[Chunk], ctx: Context) -> tuple[list[Chunk], str]:
-        """Render, and guarantee the budget on the real rendered text (BPE merges across
-        block boundaries can differ from the per-block sum by a token or two)."""
-        limit = ctx.budget - sum(getattr(s, "reserve", 0) for s in self.stages)
-        final = list(chunks)
-        text = self.renderer.render(final)
-        while final and self.count_tokens(text) > limit:
-            worst = max(range(len(final)), key=lambda i: final[i].meta.get("relevance_rank", i))
-            ctx.report.drop(final[worst], "render", "over_budget", why="rendered context over budget")
-            del final[worst]
-            text = self.renderer.render(final)
-        return final, text
 
     async def arun(
         self,
@@ -341,31 +179,11 @@ class Assembler:
     ) -> Assembled:
         """Async :meth:`run`. The model-free pipeline is CPU-light and runs inline;
         a pipeline with model stages runs in a worker thread so the event loop stays free."""
-        if any(getattr(s, "uses_model", False) for s in self.stages):
+        if any(pipeline.traits(s).uses_model for s in self.stages):
             return await asyncio.to_thread(
                 self.run, question, chunks, budget=budget, target_version=target_version, principals=principals
             )
         return self.run(question, chunks, budget=budget, target_version=target_version, principals=principals)
-
-
-def _fitter(compress: Sequence[Stage | None]) -> Callable[[Chunk, int, Context], Chunk | None] | None:
-    """The compression stage's ``fit`` (cut a chunk to a token limit), if it has one."""
-    for s in compress:
-        if isinstance(s, Excerpt):
-            return s.fit
-    return None
-
-
-def _run(stages: Sequence[Stage], chunks: list[Chunk], ctx: Context) -> list[Chunk]:
-    report = ctx.report
-    for stage in stages:
-        t0 = time.perf_counter()
-        n_in = len(chunks)
-        chunks = stage.run(chunks, ctx)
-        # a stage run again after the horizon widens adds its time; counts are the last pass's
-        report.timings_ms[stage.name] = report.timings_ms.get(stage.name, 0.0) + (time.perf_counter() - t0) * 1000
-        report.stage_counts[stage.name] = {"in": n_in, "out": len(chunks)}
-    return chunks
 
 
 def _note_id_conflicts(items: list[Chunk], report: Report) -> None:
@@ -410,10 +228,4 @@ def assemble(
 
 
 def _build(options: dict[str, Any]) -> Assembler:
-    try:
-        return Assembler(**options)
-    except TypeError as e:
-        import inspect
-
-        valid = sorted(p for p in inspect.signature(Assembler).parameters)
-        raise ConfigError(f"{e}; valid options: {', '.join(valid)}") from None
+    return Assembler(Options.from_mapping(options))

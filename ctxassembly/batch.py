@@ -133,12 +133,12 @@ class _Worker:
 def _portable(assembled: Assembled) -> Assembled:
     """A copy that pickles: the report's token counter (an lru_cache around a closure)
     stays behind; the driver gives the report its own counter back (:func:`_restore`)."""
-    return replace(assembled, report=replace(assembled.report, _count=None))
+    return replace(assembled, report=replace(assembled.report, count_tokens=None))
 
 
 def _restore(assembled: Assembled, options: Mapping[str, Any]) -> Assembled:
     # tokens_before is computed on demand from the inputs with this counter
-    assembled.report._count = get_counter(options.get("tokenizer"))
+    assembled.report.count_tokens = get_counter(options.get("tokenizer"))
     return assembled
 
 

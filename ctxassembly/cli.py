@@ -91,7 +91,7 @@ def show(question: str, answer: str | None, wrong: tuple[str, ...], budget: int,
 
     cands = retriever().retrieve(question, k=k)
     result = assemble(question, cands, budget=budget)
-    count = result.report._count or len
+    count = result.report.count_tokens or len
     naive_texts = [c["text"] for c in cands]
     kept_texts = [c.text for c in result.chunks]
     dup = len(naive_texts) - len({normalize(t) for t in naive_texts})

@@ -6,11 +6,11 @@ import json
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from ctxassembly.chunk import Chunk
 
-__all__ = ["KEPT", "Decision", "Report"]
+__all__ = ["KEPT", "Decision", "Mark", "Report"]
 
 KEPT = "kept"
 
@@ -42,13 +42,22 @@ class Decision:
         }
 
 
+class Mark(NamedTuple):
+    """A point in a report to return to (:meth:`Report.mark`)."""
+
+    fates: frozenset[int]  # input indexes that had a fate
+    notes: int  # how many notes there were
+
+
 @dataclass
 class Report:
     """What happened to every chunk of one assembly call.
 
     ``decisions`` has exactly one entry per input chunk, in input order. ``notes`` holds
     decisions about the call as a whole (which target version was chosen and why, which
-    chunks were trimmed or flagged) that are not fates.
+    chunks were trimmed or flagged) that are not fates. ``inputs`` are the validated
+    candidates and ``count_tokens`` the call's token counter (``None``: not known, e.g.
+    after pickling): :attr:`tokens_before` is computed from the two.
     """
 
     question: str = ""
@@ -60,8 +69,8 @@ class Report:
     notes: list[dict[str, Any]] = field(default_factory=list)
     tokens_after: int = 0
     top_ranked_position: int | None = None
-    _inputs: Sequence[Chunk] = field(default_factory=tuple, repr=False)
-    _count: Callable[[str], int] | None = field(default=None, repr=False)
+    inputs: Sequence[Chunk] = field(default_factory=tuple, repr=False)
+    count_tokens: Callable[[str], int] | None = field(default=None, repr=False)
     _fates: dict[int, Decision] = field(default_factory=dict, repr=False)
 
     # -- writing (used by stages) -------------------------------------------------------
@@ -83,17 +92,16 @@ class Report:
             )
         self._fates[decision.index] = decision
 
-    def _mark(self) -> tuple[frozenset[int], int]:
+    def mark(self) -> Mark:
         """A point to return to: the fates and notes recorded so far."""
-        return frozenset(self._fates), len(self.notes)
+        return Mark(frozenset(self._fates), len(self.notes))
 
-    def _rollback(self, mark: tuple[frozenset[int], int]) -> None:
-        """Forget the fates and notes recorded since ``mark`` (the assembler widens the
+    def rollback(self, mark: Mark) -> None:
+        """Forget the fates and notes recorded since ``mark`` (the pipeline widens the
         horizon and runs the stages after it again)."""
-        fates, notes = mark
-        for index in [i for i in self._fates if i not in fates]:
+        for index in [i for i in self._fates if i not in mark.fates]:
             del self._fates[index]
-        del self.notes[notes:]
+        del self.notes[mark.notes :]
 
     def finish(self, final: Sequence[Chunk], n_inputs: int) -> None:
         for position, chunk in enumerate(final):
@@ -122,9 +130,9 @@ class Report:
     @property
     def tokens_before(self) -> int:
         """Tokens of the candidates pasted as they came (computed on first access)."""
-        if self._count is None:
+        if self.count_tokens is None:
             return 0
-        return sum(self._count(c.text) for c in self._inputs)
+        return sum(self.count_tokens(c.text) for c in self.inputs)
 
     def to_dict(self) -> dict[str, Any]:
         return {

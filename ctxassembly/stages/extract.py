@@ -38,6 +38,7 @@ import numpy as np
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError, MissingExtraError
 from ctxassembly.models import embedder_for
+from ctxassembly.pipeline import StageBase
 from ctxassembly.stages.base import Context
 from ctxassembly.stages.tables import find_tables
 from ctxassembly.text import Lexical, with_gaps
@@ -335,7 +336,7 @@ def in_context(scores: np.ndarray, segments: Sequence[Sequence[Unit]]) -> np.nda
     return out
 
 
-class Extract:
+class Extract(StageBase):
     """Cut chunks larger than ``max_share`` of the budget to their question-relevant units.
 
     :param embedder: ``None`` (BM25 only), or a ``SentenceTransformer`` (instance, path or

@@ -11,9 +11,10 @@ The estimate (characters / ``chars_per_token``) decides only where the horizon f
 the budget is always spent in real tokens by the select stage.
 
 The horizon must never starve the selection: when the head loses so much to duplicates
-or injections that select runs out of chunks before the budget is spent, the assembler
+or injections that select runs out of chunks before the budget is spent, the pipeline
 undoes the stages after the horizon and runs them again over a head twice as deep
-(:meth:`Horizon.starved` is the test), until the selection is full or every chunk is
+(:meth:`Horizon.starved` is the test, ``ctx.cascade.widened`` the doubling; see
+:func:`ctxassembly.pipeline.run`), until the selection is full or every chunk is
 inside. Text caches make the second pass cost only its new chunks.
 """
 
@@ -21,14 +22,13 @@ from __future__ import annotations
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
+from ctxassembly.pipeline import StageBase
 from ctxassembly.stages.base import Context
 
 __all__ = ["Horizon"]
 
-WIDEN = "horizon_widen"  # ctx.state key: how many times the horizon has been doubled
 
-
-class Horizon:
+class Horizon(StageBase):
     """Pass on the head of a ranked list; record the rest as ``beyond_horizon``.
 
     Usage (the default :class:`~ctxassembly.Assembler` places it after relevance)::
@@ -65,7 +65,9 @@ class Horizon:
         self.slack = slack
 
     def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
-        scale = 2 ** ctx.state.get(WIDEN, 0)
+        state = ctx.cascade
+        state.horizon_total = len(chunks)
+        scale = 2**state.widened
         limit = self.multiple * ctx.budget * scale
         floor = self.min_chunks * scale
         reach, cut = 0.0, len(chunks)
@@ -74,26 +76,25 @@ class Horizon:
                 cut = i
                 break
             reach += len(c.text) / self.chars_per_token
-        ctx.state["horizon_cut"] = cut
+        state.horizon_cut = cut
         if cut == len(chunks):
             return chunks
         horizon = round(limit)
         for rank in range(cut, len(chunks)):
             ctx.report.drop(chunks[rank], self.name, "beyond_horizon", rank=rank, horizon=horizon, head=cut)
-        ctx.report.note(
-            self.name, "cut", head=cut, of=len(chunks), horizon_tokens=horizon, widened=ctx.state.get(WIDEN, 0)
-        )
+        ctx.report.note(self.name, "cut", head=cut, of=len(chunks), horizon_tokens=horizon, widened=state.widened)
         return chunks[:cut]
 
     def starved(self, ctx: Context) -> bool:
         """True when the last pass left the budget unspent for want of chunks: select
         kept every chunk it was offered, or left more than ``slack`` of its budget, while
         chunks wait beyond the horizon."""
-        total = ctx.state.get("horizon_total", 0)
-        if ctx.state.get("horizon_cut", total) >= total or "select_available" not in ctx.state:
+        state, selection = ctx.cascade, ctx.cascade.selection
+        total = state.horizon_total or 0
+        cut = total if state.horizon_cut is None else state.horizon_cut
+        if cut >= total or selection is None:
             return False
-        available: int = ctx.state["select_available"]
-        left: int = available - ctx.state.get("selected_tokens", 0)
+        left = selection.available - selection.tokens
         if left <= 0:
             return False
-        return bool(ctx.state.get("select_overflow", 0) == 0 or left > self.slack * available)
+        return selection.overflow == 0 or left > self.slack * selection.available

@@ -45,6 +45,7 @@ from typing import Any, Literal
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
 from ctxassembly.llm import Bypass, LLMCaller, Reply, locate, parse_json
+from ctxassembly.pipeline import StageBase
 from ctxassembly.stages.base import Context
 from ctxassembly.stages.extract import Extract, Unit, carries_condition, segment
 from ctxassembly.text import facts, words
@@ -110,7 +111,7 @@ def _strings(items: Sequence[Any]) -> tuple[str, ...]:
     return tuple(s for s in out if s.strip())
 
 
-class LLMExtract:
+class LLMExtract(StageBase):
     """Keep the sentences an LLM says support the answer — verified verbatim, with their
     conditions restored from the source.
 

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
 from ctxassembly.llm import LLMCaller, parse_json, run_sync
+from ctxassembly.pipeline import StageBase
 from ctxassembly.stages.base import Context
 from ctxassembly.stages.llm_extract import LLMExtract
 
@@ -57,7 +58,7 @@ def aggregate_cue(question: str) -> str | None:
     return None if m is None else m.group(0)
 
 
-class MapReduce:
+class MapReduce(StageBase):
     """Per-chunk extracts (map), then one selecting call over them (reduce) for aggregate
     questions; the plain extraction otherwise.
 

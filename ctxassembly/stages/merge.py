@@ -14,12 +14,13 @@ from dataclasses import replace
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
+from ctxassembly.pipeline import StageBase
 from ctxassembly.stages.base import Context
 
 __all__ = ["Merge"]
 
 
-class Merge:
+class Merge(StageBase):
     """Join adjacent or overlapping chunks of the same document.
 
     :param gap: largest number of characters between two chunks that still counts as

@@ -19,6 +19,7 @@ from typing import Literal
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ChunkError, ConfigError
+from ctxassembly.pipeline import StageBase
 from ctxassembly.stages.base import Context
 from ctxassembly.text import Lexical, definitions, text_classes
 
@@ -33,7 +34,7 @@ SIGNALS = ("order", "score", "lexical", "define")
 DEFAULT_WEIGHTS: Mapping[str, float] = {"order": 1.0, "lexical": 2.0, "define": 2.0}
 
 
-class Relevance:
+class Relevance(StageBase):
     """Threshold on the score, then rank by weighted reciprocal-rank fusion of signals.
 
     :param min_score: drop chunks whose (retriever) score is below it (``below_threshold``).

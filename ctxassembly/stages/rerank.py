@@ -50,6 +50,7 @@ from ctxassembly.models import (
     model_kind,
     require,
 )
+from ctxassembly.pipeline import StageBase
 from ctxassembly.stages.base import Context
 
 __all__ = ["Rerank", "Scorer", "chunk_vectors", "passage"]
@@ -99,7 +100,7 @@ def passage(chunk: Chunk) -> str:
     return f"{head}\n{chunk.text}" if head else chunk.text
 
 
-class Rerank:
+class Rerank(StageBase):
     """Reorder chunks by a model's relevance score.
 
     :param model: a ``CrossEncoder`` or ``SentenceTransformer`` instance, a local path or

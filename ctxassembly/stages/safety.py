@@ -24,6 +24,7 @@ from typing import Literal
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
 from ctxassembly.injection import CLASSES, find_injections
+from ctxassembly.pipeline import StageBase
 from ctxassembly.stages.base import Context
 
 __all__ = ["CLASSES", "Safety", "find_injections"]
@@ -32,7 +33,7 @@ Policy = Literal["remove", "drop", "flag"]
 _POLICIES = ("remove", "drop", "flag")
 
 
-class Safety:
+class Safety(StageBase):
     """Find instruction-like sentences and remove them, drop the chunk, or flag it.
 
     :raises ConfigError: an unknown policy.

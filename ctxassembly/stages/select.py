@@ -16,12 +16,13 @@ from collections.abc import Callable
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
+from ctxassembly.pipeline import Selection, StageBase
 from ctxassembly.stages.base import Context
 
 __all__ = ["Select"]
 
 
-class Select:
+class Select(StageBase):
     """Keep the best chunks that fit the budget.
 
     :param reserve: tokens of the budget kept back for the rest of the prompt.
@@ -66,11 +67,11 @@ class Select:
         self.fit_tries = fit_tries
 
     def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
-        available = ctx.budget - self.reserve - ctx.state.get("layout_tokens", 0)
+        available = ctx.budget - self.reserve
         per_doc: Counter[str] = Counter()
         out, used, overflow, tries = [], 0, 0, 0
         # a cheap lower bound on a text's tokens, when the tokenizer has one (tokens.letter_runs)
-        at_least: Callable[[str], int] | None = getattr(ctx.count_tokens, "lower_bound", None)
+        at_least = ctx.count_tokens.lower_bound
         for candidate in chunks:
             c = candidate
             doc = c.doc_id or c.id
@@ -106,7 +107,7 @@ class Select:
             per_doc[doc] += 1
             out.append(c)
         # what the horizon reads to tell a full selection from a starved one
-        ctx.state.update(selected_tokens=used, select_available=available, select_overflow=overflow)
+        ctx.cascade.selection = Selection(tokens=used, available=available, overflow=overflow)
         return out
 
     def _fitted(self, c: Chunk, remaining: int, ctx: Context) -> tuple[Chunk, int] | None:

@@ -24,6 +24,7 @@ import numpy as np
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
 from ctxassembly.models import DEFAULT_EMBEDDER, embedder_for
+from ctxassembly.pipeline import StageBase
 from ctxassembly.stages.base import Context
 from ctxassembly.stages.dedup import differs_in_substance
 from ctxassembly.stages.rerank import chunk_vectors
@@ -31,7 +32,7 @@ from ctxassembly.stages.rerank import chunk_vectors
 __all__ = ["SemanticDedup"]
 
 
-class SemanticDedup:
+class SemanticDedup(StageBase):
     """Drop chunks whose embedding is within ``threshold`` cosine of a higher-ranked one.
 
     :param embedder: a ``SentenceTransformer`` (instance, path or hub name), an

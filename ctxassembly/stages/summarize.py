@@ -29,6 +29,7 @@ import numpy as np
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
 from ctxassembly.llm import Bypass, LLMCaller, Reply, run_sync
+from ctxassembly.pipeline import StageBase
 from ctxassembly.stages.base import Context
 from ctxassembly.stages.extract import Extract, segment
 from ctxassembly.text import Lexical
@@ -46,7 +47,7 @@ Question: {question}"""
 SUMMARY_STATUS = "summary"
 
 
-class Summarize:
+class Summarize(StageBase):
     """Replace chunks by a labelled, query-focused summary plus the original excerpt.
 
     :param llm: any LLM :class:`~ctxassembly.llm.LLMCaller` accepts.

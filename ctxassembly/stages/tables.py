@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
+from ctxassembly.pipeline import StageBase
 from ctxassembly.stages.base import Context
 from ctxassembly.text import Lexical
 
@@ -163,7 +164,7 @@ def _simple(text: str, lines: list[str], offs: list[int], i: int) -> tuple[list[
     ], close + 1
 
 
-class Tables:
+class Tables(StageBase):
     """Shorten long tables to their header plus the rows that match the question.
 
     :param max_share: only chunks larger than this fraction of the budget are touched.

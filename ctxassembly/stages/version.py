@@ -43,6 +43,7 @@ from packaging.version import InvalidVersion, Version
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
+from ctxassembly.pipeline import StageBase
 from ctxassembly.stages.base import Context
 from ctxassembly.text import jaccard, normalize, shingles
 from ctxassembly.versioning import (
@@ -191,7 +192,7 @@ def _covers_without(anchor: str, cue_at: int, other: str) -> bool:
     return any(tuple(words[i : i + 6]) in grams for i in range(len(words) - 5))
 
 
-class VersionFilter:
+class VersionFilter(StageBase):
     """Keep chunks of the target version (or the current one); drop or label the rest.
 
     :param policy: ``"drop"`` removes other-version chunks with reason ``superseded``

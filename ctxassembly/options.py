@@ -1,0 +1,482 @@
+"""Options: every assembly option in one frozen, validated object, and the default pipeline.
+
+``Options(**values)`` checks every field when it is built, whatever stages will run
+(a bad value is a :class:`~ctxassembly.errors.ConfigError` that names the field);
+``Options.from_mapping(values)`` also refuses an unknown name, listing the valid ones
+(:class:`UnknownOption`). :meth:`Options.build_stages` builds the default pipeline from
+them. The reference page of every option, docs/options.md, is rendered from the fields
+below by :func:`reference`; :data:`REGENERATE` is the command that rewrites it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import replace as _replace
+from typing import Any
+
+from ctxassembly.chunk import Chunk
+from ctxassembly.errors import ConfigError
+from ctxassembly.pipeline import Stage
+from ctxassembly.render import FORMATS, SEPARATOR, Format, Renderer
+from ctxassembly.stages.admit import Admit
+from ctxassembly.stages.arrange import ORDERS, Arrange, Order
+from ctxassembly.stages.dedup import Dedup
+from ctxassembly.stages.excerpt import Excerpt
+from ctxassembly.stages.extract import Extract
+from ctxassembly.stages.horizon import Horizon
+from ctxassembly.stages.merge import Merge
+from ctxassembly.stages.relevance import SIGNALS, NonePolicy, Relevance
+from ctxassembly.stages.rerank import Rerank
+from ctxassembly.stages.safety import Policy as SafetyPolicy
+from ctxassembly.stages.safety import Safety
+from ctxassembly.stages.select import Select
+from ctxassembly.stages.semantic import SemanticDedup
+from ctxassembly.stages.tables import Tables
+from ctxassembly.stages.version import Policy as VersionPolicy
+from ctxassembly.stages.version import VersionFilter
+from ctxassembly.tokens import TokenCounter, get_counter
+from ctxassembly.versioning import LOCATION_KEYS, VERSION_KEYS
+
+__all__ = ["REGENERATE", "Options", "UnknownOption", "reference"]
+
+# run from the repository root
+REGENERATE = """python -c "from ctxassembly.options import reference; print(reference(), end='')" > docs/options.md"""
+
+_SAFETY_POLICIES = ("remove", "drop", "flag")
+_VERSION_POLICIES = ("drop", "label")
+_NONE_POLICIES = ("rank", "drop", "error")
+
+
+class UnknownOption(ConfigError, TypeError):
+    """An option name that does not exist. Also a ``TypeError``: what Python raises for
+    an unexpected keyword argument, so code that caught that from ``Assembler(...)``
+    keeps working."""
+
+
+# -- validation: one check per field, each raising a ConfigError that names the field --
+Check = Callable[[str, Any], None]
+
+
+def _fail(name: str, expected: str, value: object) -> ConfigError:
+    return ConfigError(f"{name} must be {expected}, got {value!r}")
+
+
+def _is_int(v: object) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_number(v: object) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _one_of(*valid: object) -> Check:
+    def check(name: str, v: Any) -> None:
+        if v not in valid:
+            raise ConfigError(f"{name} must be one of {valid}, got {v!r}")
+
+    return check
+
+
+def _optional(check: Check) -> Check:
+    def optional(name: str, v: Any) -> None:
+        if v is not None:
+            check(name, v)
+
+    return optional
+
+
+def _int_at_least(low: int) -> Check:
+    def check(name: str, v: Any) -> None:
+        if not _is_int(v) or v < low:
+            raise _fail(name, f"an int >= {low}", v)
+
+    return check
+
+
+def _number(low: float, *, open_low: bool = False, high: float | None = None) -> Check:
+    """A finite number in [low, high] (``(low, high]`` when ``open_low``)."""
+    span = f"{'(' if open_low else '['}{low:g}, {'inf)' if high is None else f'{high:g}]'}"
+
+    def check(name: str, v: Any) -> None:
+        if not _is_number(v) or v < low or (open_low and v == low) or (high is not None and v > high):
+            raise _fail(name, f"a number in {span}", v)
+
+    return check
+
+
+def _bool(name: str, v: Any) -> None:
+    if not isinstance(v, bool):
+        raise _fail(name, "True or False", v)
+
+
+def _str(name: str, v: Any) -> None:
+    if not isinstance(v, str) or not v.strip():
+        raise _fail(name, "a non-empty str", v)
+
+
+def _callable(name: str, v: Any) -> None:
+    if not callable(v):
+        raise _fail(name, "a callable", v)
+
+
+def _mapping(name: str, v: Any) -> None:
+    if not isinstance(v, Mapping):
+        raise _fail(name, "a mapping", v)
+
+
+def _principals(name: str, v: Any) -> None:
+    if isinstance(v, str) or not isinstance(v, Iterable):
+        raise ConfigError(f"{name} must be a collection of strings, got {v!r}")
+
+
+def _keys(name: str, v: Any) -> None:
+    keys = (v,) if isinstance(v, str) else v
+    if not isinstance(keys, (tuple, list)) or not all(isinstance(k, str) and k for k in keys):
+        raise _fail(name, "a metadata key or a sequence of keys (non-empty str)", v)
+
+
+def _weights(name: str, v: Any) -> None:
+    _mapping(name, v)
+    for signal, w in v.items():
+        if signal not in SIGNALS:
+            raise ConfigError(f"{name}: unknown relevance signal {signal!r}; expected one of {SIGNALS}")
+        if not _is_number(w) or w < 0:
+            raise ConfigError(f"{name}: weight of {signal!r} must be a non-negative number, got {w!r}")
+    if not any(v.values()):
+        raise _fail(name, "a mapping with at least one positive weight", v)
+
+
+def _tokenizer(name: str, v: Any) -> None:
+    try:
+        get_counter(v)
+    except ConfigError as e:
+        raise ConfigError(f"{name}: {e}") from None
+
+
+def _model(name: str, v: Any) -> None:
+    """A model option: a path or hub name, or an object (a model instance or a callable;
+    the stage that uses it checks which kind it is when it is built)."""
+    if isinstance(v, str):
+        _str(name, v)
+    elif isinstance(v, (bool, int, float, Mapping, list, tuple)):
+        raise _fail(name, "a model (instance, local path or hub name) or a callable", v)
+
+
+def _stage(name: str, v: Any) -> None:
+    if not isinstance(v, Stage):
+        raise _fail(name, "a stage (a name and a run(chunks, ctx) method)", v)
+
+
+def _meta(check: Check, doc: str) -> dict[str, Any]:
+    return {"check": check, "doc": doc}
+
+
+@dataclass(frozen=True)
+class Options:
+    """Every option of an assembly call; see docs/options.md for the reference.
+
+    :raises ConfigError: a value out of range or of the wrong kind (the message names the
+        field, the expected values and what was given).
+    """
+
+    # -- output -------------------------------------------------------------------------
+    order: Order = field(
+        default="bookend",
+        metadata=_meta(
+            _one_of(*ORDERS), "Final order: `bookend` (best at both ends), `edges`, `relevance` or `reading`."
+        ),
+    )
+    format: Format = field(
+        default="xml", metadata=_meta(_one_of(*FORMATS), "Rendering of the context: `xml`, `evidence` or `plain`.")
+    )
+    tokenizer: object = field(
+        default=None,
+        metadata=_meta(
+            _tokenizer,
+            "`None` (cl100k_base), an encoding name, a tiktoken Encoding, a Hugging Face tokenizer "
+            "or a callable `text -> int`.",
+        ),
+    )
+    reserve: int = field(
+        default=0, metadata=_meta(_int_at_least(0), "Tokens of the budget kept back for the rest of the prompt.")
+    )
+    max_per_doc: int | None = field(
+        default=None, metadata=_meta(_optional(_int_at_least(1)), "At most this many chunks per document.")
+    )
+    # -- access (Admit) -----------------------------------------------------------------
+    principals: Iterable[str] | None = field(
+        default=None,
+        metadata=_meta(_optional(_principals), "Who is asking: chunks whose ACL names none of them leave (`Admit`)."),
+    )
+    acl_field: str = field(default="acl", metadata=_meta(_str, "Metadata key of a chunk's access list (`Admit`)."))
+    permit: Callable[[Chunk, frozenset[str]], bool] | None = field(
+        default=None,
+        metadata=_meta(_optional(_callable), "`(chunk, principals) -> bool`, an access check of your own (`Admit`)."),
+    )
+    enforce_acl: bool | None = field(
+        default=None,
+        metadata=_meta(_optional(_bool), "Enforce ACLs; `None`: whenever principals or `permit` are given (`Admit`)."),
+    )
+    scope: Mapping[str, object] | None = field(
+        default=None,
+        metadata=_meta(
+            _optional(_mapping),
+            "Metadata key -> a value, a collection of values or a predicate a chunk must match (`Admit`).",
+        ),
+    )
+    # -- versions (VersionFilter) -------------------------------------------------------
+    version_policy: VersionPolicy = field(
+        default="drop",
+        metadata=_meta(_one_of(*_VERSION_POLICIES), "`drop` or `label` chunks of another version than the target."),
+    )
+    subject_versions: bool = field(
+        default=True, metadata=_meta(_bool, "Treat release notes about another version as other-version.")
+    )
+    version_keys: Sequence[str] | str = field(
+        default=VERSION_KEYS, metadata=_meta(_keys, "Metadata keys read for a chunk's version, in order.")
+    )
+    location_keys: Sequence[str] | str = field(
+        default=LOCATION_KEYS, metadata=_meta(_keys, "Metadata keys of the URL / file path that may carry a version.")
+    )
+    # -- relevance (Relevance) ----------------------------------------------------------
+    min_score: float | None = field(
+        default=None, metadata=_meta(_optional(_number(-math.inf)), "Chunks whose retriever score is below this leave.")
+    )
+    weights: Mapping[str, float] | None = field(
+        default=None,
+        metadata=_meta(
+            _optional(_weights),
+            f"Weights of the relevance signals {', '.join(f'`{s}`' for s in SIGNALS)} fused by RRF; "
+            "`None`: the defaults.",
+        ),
+    )
+    rrf_k: float = field(
+        default=60.0,
+        metadata=_meta(_number(0, open_low=True), "The `k` of reciprocal rank fusion of the relevance signals."),
+    )
+    none_score: NonePolicy = field(
+        default="rank",
+        metadata=_meta(
+            _one_of(*_NONE_POLICIES), "A chunk without a retriever score: `rank` it by order, `drop` it, or `error`."
+        ),
+    )
+    top_k: int | None = field(
+        default=None, metadata=_meta(_optional(_int_at_least(1)), "Keep at most this many chunks after ranking.")
+    )
+    horizon: float | None = field(
+        default=4.0,
+        metadata=_meta(
+            _optional(_number(1)),
+            "Cascade: only the best chunks holding about `horizon` x budget tokens (never fewer than 20) go on "
+            "to the costly stages; the rest leave as `beyond_horizon`; if the head starves the selection it "
+            "doubles. `None`: every chunk goes through every stage.",
+        ),
+    )
+    # -- safety, duplicates, merge ------------------------------------------------------
+    safety: SafetyPolicy = field(
+        default="remove",
+        metadata=_meta(
+            _one_of(*_SAFETY_POLICIES), "Injection-like text: `remove` the sentences, `drop` the chunk or `flag` it."
+        ),
+    )
+    near_threshold: float | None = field(
+        default=0.8,
+        metadata=_meta(
+            _optional(_number(0, open_low=True, high=1)),
+            "Shingle Jaccard at or above which chunks are near duplicates; `None`: exact duplicates only.",
+        ),
+    )
+    merge_gap: int | None = field(
+        default=0,
+        metadata=_meta(
+            _optional(_int_at_least(0)), "Characters between adjacent chunks that still merge; `None`: no merge."
+        ),
+    )
+    max_share: float | None = field(
+        default=0.25,
+        metadata=_meta(
+            _optional(_number(0, open_low=True, high=1)),
+            "Largest budget share one chunk may fill whole before it is cut to its best passages "
+            "(never below 200 tokens); `None`: never cut.",
+        ),
+    )
+    # -- models -------------------------------------------------------------------------
+    reranker: object = field(
+        default=None,
+        metadata=_meta(
+            _optional(_model),
+            "`None`, a CrossEncoder/SentenceTransformer (instance, local path or hub name) or a callable "
+            "`(query, texts) -> scores`; runs after relevance (`Rerank`).",
+        ),
+    )
+    rerank_fuse: float | None = field(
+        default=6.0,
+        metadata=_meta(
+            _optional(_number(0)),
+            "Weight of the incoming relevance order fused with the reranker's; `None`: the model alone.",
+        ),
+    )
+    embedder: object = field(
+        default=None,
+        metadata=_meta(
+            _optional(_model),
+            "`None`, a SentenceTransformer (instance, path or name) or a callable `texts -> vectors`: "
+            "semantic dedup, and a semantic signal for extraction.",
+        ),
+    )
+    semantic_threshold: float = field(
+        default=0.95,
+        metadata=_meta(_number(0, open_low=True, high=1), "Cosine at or above which chunks are semantic duplicates."),
+    )
+    device: str | None = field(
+        default=None,
+        metadata=_meta(
+            _optional(_str), "Device the models loaded by path or name run on (`cpu`, `cuda:0`, ...); `None`: auto."
+        ),
+    )
+    # -- compression --------------------------------------------------------------------
+    extract: bool | None = field(
+        default=None,
+        metadata=_meta(
+            _optional(_bool),
+            "Query-focused sentence extraction and table compression in place of the excerpt; `None`/`False`: off.",
+        ),
+    )
+    extract_share: float = field(
+        default=0.25,
+        metadata=_meta(
+            _number(0, open_low=True, high=1), "Largest budget share a chunk fills whole before extraction."
+        ),
+    )
+    llm_stage: Stage | None = field(
+        default=None,
+        metadata=_meta(
+            _optional(_stage),
+            "An LLM-assisted stage run after compression, before select (`LLMExtract`, `MapReduce`, `Summarize`).",
+        ),
+    )
+    fill: bool = field(
+        default=True, metadata=_meta(_bool, "Spend what whole chunks leave of the budget on the next chunk cut to fit.")
+    )
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            f.metadata["check"](f.name, getattr(self, f.name))
+        if self.principals is not None:  # one pass over an iterator, and hashable
+            object.__setattr__(self, "principals", frozenset(self.principals))
+
+    @classmethod
+    def names(cls) -> tuple[str, ...]:
+        """The valid option names, in declaration order."""
+        return tuple(f.name for f in fields(cls))
+
+    @classmethod
+    def from_mapping(cls, values: Mapping[str, Any]) -> Options:
+        """Options from a name -> value mapping.
+
+        :raises UnknownOption: a name that is no option (the message lists the valid ones).
+        :raises ConfigError: a bad value.
+        """
+        unknown = sorted(set(values) - set(cls.names()))
+        if unknown:
+            raise UnknownOption(
+                f"unknown option{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}; "
+                f"valid options: {', '.join(sorted(cls.names()))}"
+            )
+        return cls(**values)
+
+    def replace(self, **changes: Any) -> Options:
+        """A new, validated Options with ``changes``.
+
+        :raises UnknownOption: a name that is no option.
+        """
+        type(self).from_mapping(changes)  # the same unknown-name error as everywhere
+        return _replace(self, **changes)
+
+    def build_stages(self, renderer: Renderer | None = None, count_tokens: TokenCounter | None = None) -> list[Stage]:
+        """The default pipeline, in run order: admit, version, relevance, horizon, safety,
+        rerank, dedup, semantic, merge, excerpt (or tables + extract), the LLM stage,
+        select, arrange. Stages whose option is off (``None``) are left out.
+
+        ``renderer`` and ``count_tokens`` are the assembler's (built from ``format`` and
+        ``tokenizer`` when not given): select counts each chunk as it will be rendered.
+        """
+        renderer = Renderer(self.format) if renderer is None else renderer
+        count_tokens = get_counter(self.tokenizer) if count_tokens is None else count_tokens
+        compress = self._compress()
+        excerpt = next((s for s in compress if isinstance(s, Excerpt)), None)
+        pipeline: list[Stage | None] = [
+            Admit(
+                self.principals,
+                acl_field=self.acl_field,
+                permit=self.permit,
+                enforce_acl=self.enforce_acl,
+                scope=self.scope,
+            ),
+            VersionFilter(
+                self.version_policy,
+                subject_versions=self.subject_versions,
+                version_keys=self.version_keys,
+                location_keys=self.location_keys,
+            ),
+            # relevance ranks before the injection scan so that the scan (and every stage
+            # that costs per chunk) runs on the head alone; Safety moves a chunk it had to
+            # clean behind the clean ones, so stuffed words cannot lift it (see Safety)
+            Relevance(
+                min_score=self.min_score,
+                weights=self.weights,
+                k=self.rrf_k,
+                none_score=self.none_score,
+                top_k=self.top_k,
+            ),
+            Horizon(self.horizon) if self.horizon is not None else None,
+            Safety(self.safety),
+            Rerank(self.reranker, fuse=self.rerank_fuse) if self.reranker is not None else None,
+            Dedup(threshold=self.near_threshold),
+            SemanticDedup(self.embedder, threshold=self.semantic_threshold) if self.embedder is not None else None,
+            Merge(self.merge_gap, max_share=1.0 if self.max_share is None else self.max_share)
+            if self.merge_gap is not None
+            else None,
+            *compress,
+            self.llm_stage,
+            Select(
+                reserve=self.reserve,
+                max_per_doc=self.max_per_doc,
+                render=renderer.parts,
+                separator_tokens=count_tokens(SEPARATOR),
+                fit=excerpt.fit if excerpt is not None and self.fill else None,
+            ),
+            Arrange(self.order),
+        ]
+        return [s for s in pipeline if s is not None]
+
+    def _compress(self) -> list[Stage]:
+        """Tables + Extract when extraction is asked for, else the structure-aware Excerpt
+        (none when ``max_share`` is ``None``). Extraction is off by default, with or
+        without models: it measured worse than the excerpt (benchmarks/README.md)."""
+        if self.extract:
+            return [Tables(max_share=self.extract_share), Extract(self.embedder, max_share=self.extract_share)]
+        return [Excerpt(self.max_share)] if self.max_share is not None else []
+
+
+def reference() -> str:
+    """docs/options.md: one section per option, rendered from the fields of :class:`Options`."""
+    lines = [
+        "# Options",
+        "",
+        f"<!-- generated from ctxassembly/options.py; do not edit by hand: {REGENERATE} -->",
+        "",
+        "Every option of `Assembler(...)`, `assemble(...)`, `Options(...)`, the CLI and both adapters.",
+        "Each is validated when the options are built, whatever stages run: a bad value raises",
+        "`ConfigError` naming the field, an unknown name `UnknownOption` (a `ConfigError` and a",
+        "`TypeError`) listing the valid names.",
+        "",
+        "| option | default | meaning |",
+        "|---|---|---|",
+    ]
+    for f in fields(Options):
+        default = f.default if f.default is not MISSING else None
+        lines.append(f"| `{f.name}` | `{default!r}` | {f.metadata['doc']} |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,94 @@
+"""The pipeline contract: stages, traits, the typed context, the cascade and the final fit."""
+
+from __future__ import annotations
+
+import pytest
+
+from ctxassembly import Assembler
+from ctxassembly.chunk import Chunk
+from ctxassembly.pipeline import Context, Selection, StageBase, fit_rendered, run, traits
+from ctxassembly.render import Renderer
+from ctxassembly.stages import Horizon, Rerank, Select
+from tests.conftest import chunks, context
+
+pytestmark = pytest.mark.unit
+
+
+class Keep:
+    """A custom stage with only a name and run: no StageBase."""
+
+    name = "keep"
+
+    def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
+        return chunks
+
+
+class DropOdd(StageBase):
+    name = "drop_odd"
+    reserve = 15
+
+    def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
+        for c in chunks[1::2]:
+            ctx.report.drop(c, self.name, "odd")
+        return chunks[::2]
+
+
+def test_traits_read_what_a_stage_declares_and_default_for_plain_stages() -> None:
+    assert traits(Keep()) == (0, False)
+    assert traits(DropOdd()) == (15, False)
+    assert traits(Select(reserve=30)) == (30, False)
+    assert traits(Rerank(lambda q, texts: [0.0] * len(texts))) == (0, True)
+
+
+def test_a_custom_stage_with_only_name_and_run_runs_in_an_assembler() -> None:
+    result = Assembler(stages=[Keep(), DropOdd()]).run(
+        "q", [{"id": f"c{i}", "text": f"t{i}"} for i in range(4)], budget=100
+    )
+    assert [c.id for c in result.chunks] == ["c0", "c2"]
+    assert [d.reason for d in result.report.decisions] == ["kept", "odd", "kept", "odd"]
+    assert result.report.stage_counts == {"keep": {"in": 4, "out": 4}, "drop_odd": {"in": 4, "out": 2}}
+
+
+def test_the_stage_reserve_is_kept_back_in_the_final_fit() -> None:
+    text = "word " * 40
+    items = [{"id": "a", "text": text}]
+    assert Assembler(stages=[Keep()]).run("q", items, budget=60).chunks
+    assert (
+        not Assembler(stages=[Keep(), DropOdd()]).run("q", items, budget=60).chunks
+    )  # rendered 50 tokens; 60 - 15 is too few
+
+
+def test_a_plain_callable_counter_is_wrapped_without_a_lower_bound() -> None:
+    ctx = Context(question="q", budget=10, report=context().report, count_tokens=len)
+    assert ctx.count_tokens("abc") == 3
+    assert ctx.count_tokens.lower_bound is None
+
+
+def test_the_cascade_widens_and_rolls_back_the_starved_pass() -> None:
+    # 60 chunks of ~25 tokens, every second one dropped by the stage after the horizon:
+    # a head of 20 chunks leaves select starved, so the horizon doubles once
+    cs = chunks(*[(f"c{i}", f"chunk {i} " + "lorem " * 20) for i in range(60)])
+    ctx = context(budget=400)
+    out = run([Horizon(1.0, min_chunks=20), DropOdd(), Select()], cs, ctx)
+    assert ctx.cascade.widened >= 1
+    selection = ctx.cascade.selection
+    assert isinstance(selection, Selection)
+    assert selection.available == 400
+    assert selection.overflow > 0  # the last pass was stopped by the budget, not by a dry head
+    horizon_notes = [n for n in ctx.report.notes if n["event"] == "cut"]
+    assert [n["widened"] for n in horizon_notes] == [ctx.cascade.widened]  # the starved pass's note is gone
+    ctx.report.finish(out, len(cs))  # every chunk has exactly one fate after the rollback
+    assert {d.reason for d in ctx.report.decisions} <= {"kept", "odd", "beyond_horizon", "over_budget"}
+
+
+def test_fit_rendered_drops_the_lowest_ranked_until_the_text_fits() -> None:
+    cs = [
+        c.evolve(meta={"relevance_rank": r})
+        for c, r in zip(chunks(("a", "x " * 30), ("b", "y " * 30)), (1, 0), strict=True)
+    ]
+    ctx = context(budget=50)
+    renderer = Renderer("plain")
+    final, text = fit_rendered(cs, ctx, renderer.render, 50)
+    assert [c.id for c in final] == ["b"]
+    assert ctx.count_tokens(text) <= 50
+    assert ctx.report.mark().fates == frozenset({0})
