@@ -30,6 +30,7 @@ from typing import Any, Literal
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
+from ctxassembly.options import Options
 from ctxassembly.render import labels
 from ctxassembly.report import Report
 
@@ -39,6 +40,8 @@ __all__ = [
     "PREFIX",
     "MetadataKeys",
     "ScoreFrom",
+    "assembly_options",
+    "check_budget",
     "facts",
     "summary",
     "to_record",
@@ -257,3 +260,32 @@ def facts(
         DECISION: decision.to_dict() if decision is not None else None,
         REPORT: {**call, "reasons": dict(call["reasons"])},
     }
+
+
+def check_budget(value: object) -> int:
+    """The adapters' one budget rule: a positive ``int`` of tokens, never coerced.
+
+    ``"1500"`` is refused rather than read as 1500, as the core's options are (no option
+    converts a string): a string budget is most often a setting read from the environment
+    and never parsed, and the same value must mean the same in both adapters and the core.
+
+    :raises ValueError: anything else (the frameworks wrap it in their validation error).
+    """
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"budget must be a positive int (tokens), got {value!r}")
+    return value
+
+
+def assembly_options(fields: Mapping[str, Any], options: Mapping[str, Any], *, owner: str) -> Options:
+    """The adapters' one way from their own fields and their ``options`` dict to validated
+    :class:`~ctxassembly.options.Options` (the same checks and errors as ``Assembler``).
+
+    :param fields: the adapter's fields that are assembly options (``order``, ``reranker`` ...).
+    :raises ConfigError: an option given both as a field and in ``options``; an unknown
+        option (:class:`~ctxassembly.options.UnknownOption`, listing the valid names); a
+        bad value (naming the option).
+    """
+    clash = sorted(set(options) & {*fields, "budget", "target_version"})
+    if clash:
+        raise ConfigError(f"set {', '.join(clash)} as a field of {owner}, not in options")
+    return Options.from_mapping({**fields, **options})

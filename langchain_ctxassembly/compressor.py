@@ -20,17 +20,16 @@ Usage::
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from langchain_core.callbacks import AsyncCallbackManager, CallbackManager, Callbacks
 from langchain_core.documents import BaseDocumentCompressor, Document
-from pydantic import ConfigDict, Field, PrivateAttr
+from pydantic import ConfigDict, Field, PrivateAttr, field_validator
 
 from ctxassembly.assembler import Assembled, Assembler
-from ctxassembly.errors import ConfigError
-from ctxassembly.metadata import MetadataKeys, ScoreFrom
+from ctxassembly.metadata import MetadataKeys, ScoreFrom, assembly_options, check_budget
+from ctxassembly.options import Options
 from ctxassembly.render import Format
 from ctxassembly.report import Report
 from ctxassembly.stages.arrange import Order
@@ -75,13 +74,14 @@ class ContextAssemblyCompressor(BaseDocumentCompressor):
     fails there), and reused by every call. A ``model_copy(update=...)`` variant builds
     its own on first use.
 
-    :raises pydantic.ValidationError: a bad field, an unknown option, or an option given
-        both as a field and in ``options`` (the message lists the valid options).
+    :raises pydantic.ValidationError: a bad field (a budget that is not a positive int,
+        ``"1500"`` included), an unknown field, an unknown option, or an option given both
+        as a field and in ``options`` (the message lists the valid options).
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True, frozen=True, extra="forbid")
 
-    budget: int = Field(gt=0)
+    budget: int
     target_version: str | None = None
     order: Order = "bookend"
     format: Format = "xml"
@@ -95,31 +95,32 @@ class ContextAssemblyCompressor(BaseDocumentCompressor):
     _built_from: dict[str, Any] | None = PrivateAttr(default=None)
     _last_report: Report | None = PrivateAttr(default=None)
 
+    @field_validator("budget", mode="before")
+    @classmethod
+    def _check_budget(cls, value: object) -> int:
+        return check_budget(value)
+
     def model_post_init(self, context: Any, /) -> None:
         self.assembler  # noqa: B018 - build now, so that a bad option fails at construction
 
     @property
     def assembler(self) -> Assembler:
         """The cached core Assembler (rebuilt only if a ``model_copy`` changed the options)."""
-        options = self.assembler_options()
-        if self._assembler is None or not _same(self._built_from, options):
-            self._assembler, self._built_from = _build_assembler(options), options
+        given = self._given()
+        if self._assembler is None or not _same(self._built_from, given):
+            self._assembler, self._built_from = Assembler(self.assembler_options()), given
         return self._assembler
 
-    def assembler_options(self) -> dict[str, Any]:
-        """The keyword options the Assembler is built with (``reranker``/``embedder`` only when set).
+    def assembler_options(self) -> Options:
+        """The validated options the Assembler is built with.
 
-        :raises ConfigError: an option given both as a field and in ``options``.
+        :raises ConfigError: an option given both as a field and in ``options``, an unknown
+            option (listing the valid ones) or a bad value.
         """
-        clash = sorted(set(self.options) & {*_FIELDS_AS_OPTIONS, "budget", "target_version"})
-        if clash:
-            raise ConfigError(f"set {', '.join(clash)} as a field of the compressor, not in options")
-        kwargs: dict[str, Any] = {"order": self.order, "format": self.format}
-        for name in ("reranker", "embedder"):
-            value = getattr(self, name)
-            if value is not None:
-                kwargs[name] = value
-        return {**kwargs, **self.options}
+        return assembly_options({k: getattr(self, k) for k in _FIELDS_AS_OPTIONS}, self.options, owner="the compressor")
+
+    def _given(self) -> dict[str, Any]:
+        return {**{k: getattr(self, k) for k in _FIELDS_AS_OPTIONS}, **self.options}
 
     @property
     def last_report(self) -> Report | None:
@@ -184,14 +185,6 @@ class ContextAssemblyCompressor(BaseDocumentCompressor):
     def format_documents(self, documents: Sequence[Document]) -> str:
         """Render returned documents as the labelled context, in this compressor's format."""
         return format_documents(documents, fmt=self.format, keys=self.keys)
-
-
-def _build_assembler(options: dict[str, Any]) -> Assembler:
-    try:
-        return Assembler(**options)
-    except TypeError as e:
-        valid = ", ".join(sorted(inspect.signature(Assembler).parameters))
-        raise ConfigError(f"{e}; valid options: {valid}") from None
 
 
 def _same(old: dict[str, Any] | None, new: dict[str, Any]) -> bool:
