@@ -280,6 +280,8 @@ def assembly_options(fields: Mapping[str, Any], options: Mapping[str, Any], *, o
     """The adapters' one way from their own fields and their ``options`` dict to validated
     :class:`~ctxassembly.options.Options` (the same checks and errors as ``Assembler``).
 
+    ``merge_gap`` is :data:`ADJACENT_GAP` unless given (the core's own default is 0).
+
     :param fields: the adapter's fields that are assembly options (``order``, ``reranker`` ...).
     :raises ConfigError: an option given both as a field and in ``options``; an unknown
         option (:class:`~ctxassembly.options.UnknownOption`, listing the valid names); a
@@ -288,4 +290,4 @@ def assembly_options(fields: Mapping[str, Any], options: Mapping[str, Any], *, o
     clash = sorted(set(options) & {*fields, "budget", "target_version"})
     if clash:
         raise ConfigError(f"set {', '.join(clash)} as a field of {owner}, not in options")
-    return Options.from_mapping({**fields, **options})
+    return Options.from_mapping({"merge_gap": ADJACENT_GAP, **fields, **options})

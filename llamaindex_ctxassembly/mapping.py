@@ -5,14 +5,20 @@ every decision is the core's. The metadata convention is the one both adapters s
 (:mod:`ctxassembly.metadata`):
 
 * ``node.node_id`` is the chunk id, ``get_content(MetadataMode.NONE)`` its text,
-  ``start_char_idx``/``end_char_idx`` the offsets the core merges neighbours by, and
-  ``NodeWithScore.score`` its score (``None`` stays ``None``: the core's ``none_score``
-  policy ranks such chunks by incoming order and the question's words).
+  ``start_char_idx``/``end_char_idx`` the offsets the core merges neighbours by (the
+  adapters' default ``merge_gap``, :data:`~ctxassembly.metadata.ADJACENT_GAP`, bridges the
+  whitespace a splitter drops between its chunks), and ``NodeWithScore.score`` its score
+  (``None`` stays ``None``: the core's ``none_score`` policy ranks such chunks by
+  incoming order and the question's words).
 * doc id, title, section, version and date come from metadata keys
   (:class:`~ctxassembly.metadata.MetadataKeys`); the doc id falls back to ``ref_doc_id``.
   Every metadata key travels in ``Chunk.meta`` (``file_path`` / ``url`` carry versions,
   ``acl`` reaches the admit stage). A value the core cannot use drops that node with the
   fate ``input``/``invalid``, never the call.
+* Nodes without offsets that a splitter linked as neighbours (``prev``/``next``
+  relationships, both among the candidates, same document) are placed one character
+  apart in their chain's order, so the core merges them as it merges splitter neighbours
+  (see :func:`place_linked`); these positions are not written back to the nodes.
 * Out: a deep copy of the input node (the caller's node is never touched), its text
   replaced when the core merged, excerpted or cleaned it, its score the retriever's
   (``score_from="assembly"``: the assembly's), its metadata extended with the labels the
@@ -77,6 +83,51 @@ def nodes_to_chunks(nodes: Sequence[NodeWithScore], keys: MetadataKeys) -> list[
         }
         fallback = {"doc_id": node.ref_doc_id}
         records.append(convention.to_record(node.metadata, node_text(node), keys, native=native, fallback=fallback))
+    return place_linked(nodes, records)
+
+
+#: between two chains of linked nodes of one document: their distance is unknown, so far
+#: more than any merge gap (they never merge; within a chain the order is the splitter's)
+_CHAIN_SPACING = 1_000_000
+
+
+def place_linked(nodes: Sequence[NodeWithScore], records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Offsets for the nodes whose only adjacency is their ``prev``/``next`` relationships.
+
+    The core merges by ``doc_id`` and offsets alone (it knows no framework type). A node
+    without ``start_char_idx`` that is the ``next`` of another such node of the same
+    document among the candidates gets ``start`` one character after that one's ``end``
+    (a splitter's neighbours are that close; the merge bridges the gap with a blank line).
+    Only documents with no offsets at all among the candidates are placed, so positions
+    never mix with real ones. Returns ``records`` with those offsets set.
+    """
+    with_offsets = {r.get("doc_id") for r in records if "start" in r}
+    eligible = {
+        item.node.node_id: i
+        for i, item in enumerate(nodes)
+        if "start" not in records[i] and records[i].get("doc_id") not in (None, *with_offsets)
+    }
+    after: dict[int, int] = {}  # position -> position of its linked next neighbour
+    for i in eligible.values():
+        node = nodes[i].node
+        for info, forward in ((node.next_node, True), (node.prev_node, False)):
+            j = eligible.get(info.node_id) if info is not None else None
+            if j is None or j == i or records[j].get("doc_id") != records[i].get("doc_id"):
+                continue
+            after.setdefault(*((i, j) if forward else (j, i)))
+    followers = set(after.values())
+    done: set[int] = set()
+    ends: dict[Any, int] = {}  # doc_id -> where its next chain may start
+    for head in sorted(i for i in after if i not in followers):
+        doc_id = records[head]["doc_id"]
+        position, i = ends.get(doc_id, 0), head
+        while i is not None and i not in done:
+            done.add(i)
+            length = len(records[i]["text"])
+            records[i] = {**records[i], "start": position, "end": position + length}
+            position += length + 1
+            i = after.get(i)
+        ends[doc_id] = position + _CHAIN_SPACING
     return records
 
 
