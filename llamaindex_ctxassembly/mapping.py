@@ -120,13 +120,15 @@ def place_linked(nodes: Sequence[NodeWithScore], records: list[dict[str, Any]]) 
     ends: dict[Any, int] = {}  # doc_id -> where its next chain may start
     for head in sorted(i for i in after if i not in followers):
         doc_id = records[head]["doc_id"]
-        position, i = ends.get(doc_id, 0), head
-        while i is not None and i not in done:
+        position = ends.get(doc_id, 0)
+        link: int | None = head
+        while link is not None and link not in done:
+            i = link
             done.add(i)
             length = len(records[i]["text"])
             records[i] = {**records[i], "start": position, "end": position + length}
             position += length + 1
-            i = after.get(i)
+            link = after.get(i)
         ends[doc_id] = position + _CHAIN_SPACING
     return records
 
@@ -177,7 +179,7 @@ def to_nodes(
         else:
             node.excluded_llm_metadata_keys = _union(node.excluded_llm_metadata_keys, OUTPUT_KEYS)
         node.excluded_embed_metadata_keys = _union(node.excluded_embed_metadata_keys, (*OUTPUT_KEYS, keys.status))
-        if text_template is not None:
+        if text_template is not None and isinstance(node, (TextNode, Node)):  # the node kinds that have one
             node.text_template = text_template
         if metadata_template is not None:
             node.metadata_template = metadata_template

@@ -7,6 +7,7 @@ import datetime as dt
 import numpy as np
 import pytest
 from langchain_core.documents import Document
+
 from ctxassembly.errors import ChunkError, ConfigError
 from langchain_ctxassembly.mapping import MetadataKeys, to_chunk, to_chunks, to_documents
 
@@ -154,7 +155,7 @@ def test_empty_input_gives_no_chunks() -> None:
 
 
 def test_metadata_keys_validation() -> None:
-    with pytest.raises(ConfigError, match=r"MetadataKeys.version: expected a metadata key \(str\) or a non-empty tuple"):
+    with pytest.raises(ConfigError, match=r"MetadataKeys.version: expected a metadata key \(str\) or a non-empty"):
         MetadataKeys(version=())
     with pytest.raises(ConfigError, match=r"MetadataKeys has no field\(s\) \['versoin'\]; valid: id, doc_id"):
         MetadataKeys.from_mapping({"versoin": "v"})

@@ -20,8 +20,8 @@ from llama_index.core.schema import (
 
 import llamaindex_ctxassembly
 from ctxassembly.errors import ChunkError, ConfigError
-from ctxassembly.tokens import get_counter
 from ctxassembly.metadata import OUTPUT_KEYS
+from ctxassembly.tokens import get_counter
 from llamaindex_ctxassembly import (
     ContextAssemblyPostprocessor,
     MetadataKeys,
