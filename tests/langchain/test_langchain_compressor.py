@@ -11,6 +11,7 @@ from pydantic import ValidationError
 
 from ctxassembly import Assembler
 from ctxassembly.errors import ChunkError, ConfigError
+from ctxassembly.metadata import ADJACENT_GAP
 from langchain_ctxassembly import REPORT_EVENT, ContextAssemblyCompressor, MetadataKeys, to_chunks
 
 pytestmark = pytest.mark.unit
@@ -183,3 +184,21 @@ async def test_async_matches_sync_and_reports(bm25_documents: Any, collector: An
     assert name == REPORT_EVENT
     assert data["kept"] == len(out)
     assert len(data["decisions"]) == len(docs)
+
+
+def test_a_chain_call_renders_once_the_context_is_the_cores(bm25_documents: Any) -> None:
+    from langchain_core.language_models import FakeListChatModel
+    from langchain_core.runnables import RunnableLambda
+
+    from langchain_ctxassembly.chains import build_chain
+
+    docs = bm25_documents(SQLITE_42)
+    compressor = ContextAssemblyCompressor(budget=900)
+    done = compressor.assemble(docs, SQLITE_42)
+    assert done.context == Assembler(merge_gap=ADJACENT_GAP).run(SQLITE_42, to_chunks(docs), budget=900).text
+    assert [d.id for d in done.documents] == [k.id for k in done.report.kept]
+    prompts: list[str] = []
+    # FakeListChatModel stands in for the LLM (no remote model here); the lambda records its prompt
+    llm = RunnableLambda(lambda p: prompts.append(p.to_string()) or p) | FakeListChatModel(responses=["ok"])
+    build_chain(RunnableLambda(lambda q: docs), llm, compressor).invoke(SQLITE_42)
+    assert f"<documents>\n{done.context}\n</documents>" in prompts[0]
