@@ -63,7 +63,7 @@ def llm_assembler(max_new_tokens: int = 96) -> Any:
     base = Assembler()
     stages = list(base.stages)
     at = next(i for i, s in enumerate(stages) if s.name == "select")
-    stages.insert(at, LLMExtract(reader, concurrency=1, horizon=1.5))
+    stages.insert(at, LLMExtract(reader, concurrency=1, reach=1.5))
     return Assembler(stages=stages)
 
 

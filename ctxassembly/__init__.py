@@ -7,22 +7,23 @@ and records the fate of every one of them.
 from ctxassembly.assembler import Assembled, Assembler, assemble
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ChunkError, ConfigError, MissingExtraError
+from ctxassembly.options import Options, UnknownOption
+from ctxassembly.pipeline import Context, Stage, StageBase
 from ctxassembly.render import parse, prompt, render
 from ctxassembly.report import Decision, Report
 from ctxassembly.stages import (
     Admit,
     Arrange,
-    Context,
     Dedup,
     Excerpt,
     Extract,
+    Horizon,
     Merge,
     Relevance,
     Rerank,
     Safety,
     Select,
     SemanticDedup,
-    Stage,
     Tables,
     VersionFilter,
 )
@@ -42,8 +43,10 @@ __all__ = [
     "Dedup",
     "Excerpt",
     "Extract",
+    "Horizon",
     "Merge",
     "MissingExtraError",
+    "Options",
     "Relevance",
     "Report",
     "Rerank",
@@ -51,7 +54,9 @@ __all__ = [
     "Select",
     "SemanticDedup",
     "Stage",
+    "StageBase",
     "Tables",
+    "UnknownOption",
     "VersionFilter",
     "assemble",
     "parse",

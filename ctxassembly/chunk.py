@@ -180,8 +180,7 @@ class Chunk:
 
     def evolve(self, **changes: Any) -> Chunk:
         """A copy with ``changes`` applied: :func:`dataclasses.replace` at a fraction of
-        its cost (stages copy every candidate they relabel, a thousand per call). The
-        fields go by position, in declaration order (tests/test_chunk.py pins it).
+        its cost (stages copy every candidate they relabel, a thousand per call).
 
         :raises TypeError: a name that is not a field.
         """
@@ -189,18 +188,18 @@ class Chunk:
             raise TypeError(f"Chunk has no field(s) {sorted(changes.keys() - _FIELD_NAMES)}")
         get = changes.get
         return type(self)(
-            get("id", self.id),
-            get("text", self.text),
-            get("score", self.score),
-            get("doc_id", self.doc_id),
-            get("title", self.title),
-            get("section", self.section),
-            get("version", self.version),
-            get("date", self.date),
-            get("start", self.start),
-            get("end", self.end),
-            get("meta", self.meta),
-            get("index", self.index),
+            id=get("id", self.id),
+            text=get("text", self.text),
+            score=get("score", self.score),
+            doc_id=get("doc_id", self.doc_id),
+            title=get("title", self.title),
+            section=get("section", self.section),
+            version=get("version", self.version),
+            date=get("date", self.date),
+            start=get("start", self.start),
+            end=get("end", self.end),
+            meta=get("meta", self.meta),
+            index=get("index", self.index),
         )
 
 

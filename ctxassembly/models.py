@@ -146,7 +146,7 @@ def _kind_from_files(find: Callable[[str], str | None], spec: str) -> Kind:
 
 
 _LOCK = threading.Lock()
-_LOADED: dict[tuple[str, str], Any] = {}
+_LOADED: dict[tuple[str, str, str | None], Any] = {}
 
 
 def load_sentence_transformer(spec: str, device: str | None = None) -> Any:
@@ -168,7 +168,7 @@ def load_cross_encoder(spec: str, device: str | None = None) -> Any:
 def _load_once(kind: str, cls: str, spec: str, device: str | None) -> Any:
     st = _import_st()
     with _LOCK:
-        key = (kind, spec)
+        key = (kind, spec, device)  # one copy per device: a model asked for on another device is loaded there
         if key not in _LOADED:
             _LOADED[key] = getattr(st, cls)(spec, device=device)
         return _LOADED[key]

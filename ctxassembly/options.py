@@ -160,6 +160,11 @@ def _model(name: str, v: Any) -> None:
     the stage that uses it checks which kind it is when it is built)."""
     if isinstance(v, str):
         _str(name, v)
+    elif isinstance(v, Stage):
+        raise ConfigError(
+            f"{name} must be a model (instance, local path or hub name) or a callable, got the stage {v!r}; "
+            "a stage goes in Assembler(stages=[...])"
+        )
     elif isinstance(v, (bool, int, float, Mapping, list, tuple)):
         raise _fail(name, "a model (instance, local path or hub name) or a callable", v)
 
@@ -427,15 +432,19 @@ class Options:
             Relevance(
                 min_score=self.min_score,
                 weights=self.weights,
-                k=self.rrf_k,
+                rrf_k=self.rrf_k,
                 none_score=self.none_score,
                 top_k=self.top_k,
             ),
             Horizon(self.horizon) if self.horizon is not None else None,
             Safety(self.safety),
-            Rerank(self.reranker, fuse=self.rerank_fuse) if self.reranker is not None else None,
-            Dedup(threshold=self.near_threshold),
-            SemanticDedup(self.embedder, threshold=self.semantic_threshold) if self.embedder is not None else None,
+            Rerank(self.reranker, rerank_fuse=self.rerank_fuse, device=self.device)
+            if self.reranker is not None
+            else None,
+            Dedup(near_threshold=self.near_threshold),
+            SemanticDedup(self.embedder, semantic_threshold=self.semantic_threshold, device=self.device)
+            if self.embedder is not None
+            else None,
             Merge(self.merge_gap, max_share=1.0 if self.max_share is None else self.max_share)
             if self.merge_gap is not None
             else None,
@@ -457,7 +466,10 @@ class Options:
         (none when ``max_share`` is ``None``). Extraction is off by default, with or
         without models: it measured worse than the excerpt (benchmarks/README.md)."""
         if self.extract:
-            return [Tables(max_share=self.extract_share), Extract(self.embedder, max_share=self.extract_share)]
+            return [
+                Tables(extract_share=self.extract_share),
+                Extract(self.embedder, extract_share=self.extract_share, device=self.device),
+            ]
         return [Excerpt(self.max_share)] if self.max_share is not None else []
 
 

@@ -52,7 +52,7 @@ def test_a_difference_in_substance_makes_a_conflict_not_a_duplicate(a, b):
 
 def test_threshold_none_is_exact_only():
     cs = chunks(("a", PARA + "."), ("b", PARA + " as well."))
-    assert len(Dedup(threshold=None).run(cs, context())) == 2
+    assert len(Dedup(near_threshold=None).run(cs, context())) == 2
 
 
 def test_lsh_path_finds_the_same_pairs_as_exact_comparison():
@@ -76,7 +76,7 @@ def test_idempotent_and_empty():
 
 @pytest.mark.parametrize(
     ("kwargs", "match"),
-    [({"threshold": 0}, r"in \(0, 1\]"), ({"threshold": 1.5}, r"in \(0, 1\]"), ({"shingle": 0}, "shingle")],
+    [({"near_threshold": 0}, r"in \(0, 1\]"), ({"near_threshold": 1.5}, r"in \(0, 1\]"), ({"shingle": 0}, "shingle")],
 )
 def test_bad_config(kwargs, match):
     with pytest.raises(ConfigError, match=match):

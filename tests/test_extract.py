@@ -203,7 +203,7 @@ def test_embedder_adds_a_semantic_signal():
 
 def test_horizon_leaves_low_ranked_chunks_whole():
     big = [(f"c{i}", f"{FILLER}\n\nThe limit is {i} items.\n\n{FILLER}") for i in range(6)]
-    out = Extract(horizon=1).run(chunks(*big), context("limit", budget=300))
+    out = Extract(reach=1).run(chunks(*big), context("limit", budget=300))
     assert out[0].meta.get("extract")
     assert not out[-1].meta.get("extract")
 
@@ -265,9 +265,9 @@ def test_semantic_chars_clips_what_the_embedder_reads():
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
-        ({"max_share": 0}, "max_share must be in"),
+        ({"extract_share": 0}, "extract_share must be in"),
         ({"semantic_weight": -1}, "semantic_weight must be >= 0"),
-        ({"horizon": 0.5}, "horizon must be >= 1"),
+        ({"reach": 0.5}, "reach must be >= 1"),
         ({"semantic_top": 0}, "semantic_top must be a positive int or None, got 0"),
         ({"semantic_chars": 2.5}, "semantic_chars must be a positive int or None, got 2.5"),
     ],

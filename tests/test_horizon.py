@@ -135,9 +135,9 @@ def test_report_rollback_forgets_fates_and_notes_since_the_mark():
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
-        ({"multiple": 0.5}, r"horizon must be a number of budgets >= 1 \(or None for no horizon\), got 0.5"),
-        ({"multiple": True}, "horizon must be a number of budgets >= 1"),
-        ({"multiple": "8"}, "horizon must be a number of budgets >= 1"),
+        ({"horizon": 0.5}, r"horizon must be a number of budgets >= 1 \(or None for no horizon\), got 0.5"),
+        ({"horizon": True}, "horizon must be a number of budgets >= 1"),
+        ({"horizon": "8"}, "horizon must be a number of budgets >= 1"),
         ({"min_chunks": 0}, "min_chunks must be a positive int, got 0"),
         ({"chars_per_token": 0}, "chars_per_token must be positive, got 0"),
         ({"slack": 1.0}, r"slack must be in \[0, 1\), got 1.0"),
@@ -152,4 +152,4 @@ def test_assembler_passes_the_horizon_through():
     with pytest.raises(ConfigError, match=r"horizon must be a number in \[1, inf\), got 0"):
         Assembler(horizon=0)
     (h,) = [s for s in Assembler(horizon=3).stages if isinstance(s, Horizon)]
-    assert h.multiple == 3.0
+    assert h.horizon == 3.0

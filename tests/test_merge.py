@@ -28,7 +28,7 @@ def test_touching_and_overlapping_chunks_merge_in_reading_order_without_repeatin
 def test_a_gap_merges_only_when_allowed_and_is_bridged():
     cs = chunks(piece("a", 0, 17), piece("b", 18, 37))
     assert len(Merge().run(cs, context())) == 2
-    out = Merge(gap=1).run(cs, context())
+    out = Merge(merge_gap=1).run(cs, context())
     assert out[0].text == SOURCE[0:17] + "\n\n" + SOURCE[18:37]
 
 

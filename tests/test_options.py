@@ -3,6 +3,7 @@ unknown name; the default pipeline built from them; the reference page in step."
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from dataclasses import FrozenInstanceError, fields
@@ -15,7 +16,18 @@ from ctxassembly import Assembler, ConfigError, assemble
 from ctxassembly.chunk import Chunk
 from ctxassembly.options import REGENERATE, Options, UnknownOption, reference
 from ctxassembly.pipeline import Context
-from ctxassembly.stages import Arrange, Dedup, Excerpt, Extract, Horizon, Relevance, Select, SemanticDedup, Tables
+from ctxassembly.stages import (
+    Arrange,
+    Dedup,
+    Excerpt,
+    Extract,
+    Horizon,
+    Relevance,
+    Rerank,
+    Select,
+    SemanticDedup,
+    Tables,
+)
 
 pytestmark = pytest.mark.unit
 
@@ -106,6 +118,11 @@ def test_the_values_the_issue_names_fail_without_their_stage(name: str, value: f
         Assembler(**{name: value})  # no reranker, no embedder, no extraction configured
 
 
+def test_a_stage_where_a_model_belongs_says_where_the_stage_goes() -> None:
+    with pytest.raises(ConfigError, match=r"reranker must be a model .* a stage goes in Assembler\(stages=\[...\]\)"):
+        Assembler(reranker=Rerank(by_word))
+
+
 def test_an_unknown_option_is_one_error_everywhere() -> None:
     errors = []
     for call in (
@@ -146,7 +163,7 @@ def test_an_options_object_and_keywords_combine_in_the_assembler() -> None:
 def test_build_stages_carries_the_options_to_the_stages() -> None:
     stages = Options(horizon=3, near_threshold=0.9, rrf_k=20, reserve=7, order="edges").build_stages()
     by_type = {type(s): s for s in stages}
-    assert by_type[Horizon].multiple == 3.0
+    assert by_type[Horizon].horizon == 3.0
     assert by_type[Dedup].threshold == 0.9
     assert by_type[Relevance].k == 20
     assert by_type[Select].reserve == 7
@@ -176,3 +193,18 @@ def test_the_regenerate_command_writes_the_page(tmp_path: Path) -> None:
     command = REGENERATE.replace("docs/options.md", str(tmp_path / "options.md"))
     subprocess.run(command.replace("python ", f"{sys.executable} ", 1), shell=True, check=True, cwd=REPO)
     assert (tmp_path / "options.md").read_text(encoding="utf-8") == reference()
+
+
+def test_the_readme_stage_table_is_the_run_order() -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    table = readme[readme.index("| stage | what it does |") :].split("\n\n", 1)[0]
+    listed: list[str] = []
+    for row in table.splitlines()[2:]:
+        m = re.match(r"^\| \*?`(\w+)`(?: \+ `(\w+)`)?", row)
+        if m:
+            listed += [n for n in m.groups() if n]
+    with_excerpt = [s.name for s in Options(reranker=by_word, embedder=embed).build_stages()]
+    with_extract = [s.name for s in Options(reranker=by_word, embedder=embed, extract=True).build_stages()]
+    at = with_excerpt.index("excerpt")
+    assert listed == [*with_excerpt[: at + 1], "tables", "extract", *with_excerpt[at + 1 :]]
+    assert with_extract == [n for n in listed if n != "excerpt"]

@@ -10,22 +10,73 @@ from ctxassembly.errors import MissingExtraError
 pytestmark = pytest.mark.unit
 
 
-def test_public_surface_is_pinned():
-    assert {
-        "assemble",
-        "Assembler",
-        "Assembled",
-        "Chunk",
-        "Report",
-        "Decision",
-        "ChunkError",
-        "ConfigError",
-        "render",
-        "parse",
-        "prompt",
-    } <= set(ctxassembly.__all__)
-    for name in ctxassembly.__all__:
-        assert getattr(ctxassembly, name) is not None
+# every public name and the module that defines it: a new export must be added here
+PUBLIC = {
+    "Admit": "ctxassembly.stages.admit",
+    "Arrange": "ctxassembly.stages.arrange",
+    "Assembled": "ctxassembly.assembler",
+    "Assembler": "ctxassembly.assembler",
+    "Chunk": "ctxassembly.chunk",
+    "ChunkError": "ctxassembly.errors",
+    "ConfigError": "ctxassembly.errors",
+    "Context": "ctxassembly.pipeline",
+    "Decision": "ctxassembly.report",
+    "Dedup": "ctxassembly.stages.dedup",
+    "Excerpt": "ctxassembly.stages.excerpt",
+    "Extract": "ctxassembly.stages.extract",
+    "Horizon": "ctxassembly.stages.horizon",
+    "Merge": "ctxassembly.stages.merge",
+    "MissingExtraError": "ctxassembly.errors",
+    "Options": "ctxassembly.options",
+    "Relevance": "ctxassembly.stages.relevance",
+    "Report": "ctxassembly.report",
+    "Rerank": "ctxassembly.stages.rerank",
+    "Safety": "ctxassembly.stages.safety",
+    "Select": "ctxassembly.stages.select",
+    "SemanticDedup": "ctxassembly.stages.semantic",
+    "Stage": "ctxassembly.pipeline",
+    "StageBase": "ctxassembly.pipeline",
+    "Tables": "ctxassembly.stages.tables",
+    "UnknownOption": "ctxassembly.options",
+    "VersionFilter": "ctxassembly.stages.version",
+    "assemble": "ctxassembly.assembler",
+    "parse": "ctxassembly.render",
+    "prompt": "ctxassembly.render",
+    "render": "ctxassembly.render",
+}
+STAGES = [name for name, module in PUBLIC.items() if module.startswith("ctxassembly.stages.")]
+
+
+def test_all_is_pinned_exactly():
+    assert sorted(ctxassembly.__all__) == sorted(PUBLIC)
+    assert len(ctxassembly.__all__) == len(set(ctxassembly.__all__))
+
+
+@pytest.mark.parametrize("name", sorted(PUBLIC))
+def test_each_public_name_is_the_object_its_module_defines(name):
+    assert getattr(ctxassembly, name) is getattr(importlib.import_module(PUBLIC[name]), name)
+
+
+@pytest.mark.parametrize("name", STAGES)
+def test_each_public_stage_keeps_the_stage_contract(name):
+    stage_class = getattr(ctxassembly, name)
+    assert issubclass(stage_class, ctxassembly.StageBase)
+    assert isinstance(stage_class.name, str)
+    assert stage_class.name
+
+
+def test_the_public_functions_work_together():
+    candidates = [{"id": "a", "text": "The retry limit is 5.", "title": "Retries"}, {"id": "b", "text": "Unrelated."}]
+    result = ctxassembly.assemble("What is the retry limit?", candidates, budget=200)
+    assert isinstance(result, ctxassembly.Assembled)
+    assert isinstance(result.report, ctxassembly.Report)
+    assert all(isinstance(d, ctxassembly.Decision) for d in result.report.decisions)
+    assert [c.id for c in result.chunks] == ["a", "b"]
+    assert result.text == ctxassembly.render(result.chunks)
+    assert [d["text"] for d in ctxassembly.parse(result.text)] == ["The retry limit is 5.", "Unrelated."]
+    assert ctxassembly.prompt(result.text, "q?").endswith("Question: q?")
+    assembler = ctxassembly.Assembler(ctxassembly.Options())  # the defaults assemble() uses
+    assert assembler.run("What is the retry limit?", candidates, budget=200).text == result.text
 
 
 def test_core_imports_no_framework_and_no_torch():
@@ -56,5 +107,7 @@ def test_every_install_hint_names_a_real_extra():
 
 def test_errors_are_builtins_too():
     assert issubclass(ctxassembly.ChunkError, ValueError)
+    assert issubclass(ctxassembly.ConfigError, ValueError)
+    assert issubclass(ctxassembly.UnknownOption, ctxassembly.ConfigError)
+    assert issubclass(ctxassembly.UnknownOption, TypeError)
     assert issubclass(MissingExtraError, ImportError)
-    importlib.import_module("ctxassembly.stages")

@@ -80,7 +80,7 @@ def test_empty_and_one():
         ({"weights": {"order": -1}}, "non-negative"),
         ({"weights": {"order": 0}}, "at least one"),
         ({"none_score": "skip"}, "none_score must be"),
-        ({"k": 0}, "k must be positive"),
+        ({"rrf_k": 0}, "rrf_k must be positive"),
         ({"top_k": 0}, "top_k must be"),
     ],
 )

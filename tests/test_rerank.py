@@ -53,7 +53,7 @@ def test_ties_keep_the_incoming_order():
 def test_fuse_blends_incoming_order():
     cs = ranked("a", "b", "c y")
     assert Rerank(by_word("y")).run(cs, context())[0].id == "c2"
-    fused = Rerank(by_word("y"), fuse=5.0).run(cs, context())
+    fused = Rerank(by_word("y"), rerank_fuse=5.0).run(cs, context())
     assert fused[0].id == "c0"  # the incoming order dominates at weight 5
     assert fused[0].meta["rerank_score"] == 0.0
 
@@ -99,7 +99,7 @@ def test_bad_scorer_output_is_an_error(scorer, match):
         ({"model": 42}, "reranker must be a CrossEncoder or SentenceTransformer"),
         ({"model": "  "}, "must not be empty"),
         ({"kind": "late"}, "kind must be 'auto', 'bi' or 'cross'"),
-        ({"fuse": -1}, "fuse must be a non-negative number"),
+        ({"rerank_fuse": -1}, "rerank_fuse must be a non-negative number"),
         ({"k": 0}, "k must be positive"),
         ({"top_k": 0}, "top_k must be a positive int"),
         ({"batch_size": 0}, "batch_size must be a positive int"),

@@ -81,8 +81,8 @@ def test_short_lists_and_threshold_validation():
     one = chunks(("a", "x"))
     assert stage.run(one, context()) == one
     for bad in (0, 1.5, True):
-        with pytest.raises(ConfigError, match="semantic threshold must be in"):
-            SemanticDedup(Embedder(topic_vectors), threshold=bad)
+        with pytest.raises(ConfigError, match="semantic_threshold must be in"):
+            SemanticDedup(Embedder(topic_vectors), semantic_threshold=bad)
 
 
 def test_idempotent():

@@ -84,7 +84,7 @@ def test_stage_touches_only_large_chunks_and_notes_it():
 
 @pytest.mark.parametrize(
     ("kwargs", "match"),
-    [({"max_share": 2}, "max_share must be in"), ({"min_rows": 0}, "min_rows and max_rows must be >= 1")],
+    [({"extract_share": 2}, "extract_share must be in"), ({"min_rows": 0}, "min_rows and max_rows must be >= 1")],
 )
 def test_bad_options(kwargs, match):
     with pytest.raises(ConfigError, match=match):

@@ -113,7 +113,7 @@ def test_version_ordering_and_matching():
 
 def test_empty_input_and_bad_policy():
     assert VersionFilter().run([], context()) == []
-    with pytest.raises(ConfigError, match="version policy must be one of"):
+    with pytest.raises(ConfigError, match="version_policy must be one of"):
         VersionFilter("keep")  # type: ignore[arg-type]
 
 

@@ -1,8 +1,14 @@
-"""The pipeline stages, in the order the default Assembler runs them."""
+"""The pipeline stages, listed in the order the default pipeline runs them.
+
+admit, version, relevance, horizon, safety, rerank (with ``reranker``), dedup, semantic
+dedup (with ``embedder``), merge, then excerpt, or tables + extract (with
+``extract=True``), the LLM stage (with ``llm_stage``), select, arrange
+(:meth:`ctxassembly.options.Options.build_stages`). The stage contract is in
+:mod:`ctxassembly.pipeline`.
+"""
 
 from ctxassembly.stages.admit import Admit
 from ctxassembly.stages.arrange import Arrange
-from ctxassembly.stages.base import Context, Stage
 from ctxassembly.stages.dedup import Dedup
 from ctxassembly.stages.excerpt import Excerpt
 from ctxassembly.stages.extract import Extract
@@ -16,21 +22,20 @@ from ctxassembly.stages.semantic import SemanticDedup
 from ctxassembly.stages.tables import Tables
 from ctxassembly.stages.version import VersionFilter
 
-__all__ = [
+# run order, not alphabetical (see the docstring)
+__all__ = [  # noqa: RUF022
     "Admit",
-    "Arrange",
-    "Context",
-    "Dedup",
-    "Excerpt",
-    "Extract",
-    "Horizon",
-    "Merge",
-    "Relevance",
-    "Rerank",
-    "Safety",
-    "Select",
-    "SemanticDedup",
-    "Stage",
-    "Tables",
     "VersionFilter",
+    "Relevance",
+    "Horizon",
+    "Safety",
+    "Rerank",
+    "Dedup",
+    "SemanticDedup",
+    "Merge",
+    "Excerpt",
+    "Tables",
+    "Extract",
+    "Select",
+    "Arrange",
 ]

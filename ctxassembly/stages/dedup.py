@@ -1,7 +1,7 @@
 """Dedup stage: exact and near duplicates go, conflicts stay (side by side).
 
 Exact duplicates share a normalised text (NFKC, case-folded, whitespace collapsed).
-Near duplicates share most word 5-shingles (Jaccard >= ``threshold``): computed exactly
+Near duplicates share most word 5-shingles (Jaccard >= ``near_threshold``): computed exactly
 for small lists, through datasketch MinHash LSH candidates (then verified exactly) once
 the list is longer than ``lsh_from``.
 
@@ -36,7 +36,7 @@ __all__ = ["Dedup"]
 class Dedup(StageBase):
     """Remove exact and near-duplicate chunks, keeping the higher-ranked copy.
 
-    :param threshold: word-shingle Jaccard at or above which two chunks are near
+    :param near_threshold: word-shingle Jaccard at or above which two chunks are near
         duplicates; ``None`` turns near-duplicate detection off.
     :param shingle: words per shingle.
     :param lsh_from: list length from which MinHash LSH proposes the candidate pairs.
@@ -51,17 +51,17 @@ class Dedup(StageBase):
     def __init__(
         self,
         *,
-        threshold: float | None = 0.8,
+        near_threshold: float | None = 0.8,
         shingle: int = 5,
         lsh_from: int = 200,
         num_perm: int = 128,
         guard: Callable[[str, str], bool] | None = None,
     ) -> None:
-        if threshold is not None and not 0 < threshold <= 1:
-            raise ConfigError(f"near-duplicate threshold must be in (0, 1] or None, got {threshold!r}")
+        if near_threshold is not None and not 0 < near_threshold <= 1:
+            raise ConfigError(f"near_threshold must be in (0, 1] or None, got {near_threshold!r}")
         if shingle < 1:
             raise ConfigError(f"shingle must be a positive int, got {shingle!r}")
-        self.threshold = threshold
+        self.threshold = near_threshold
         self.shingle = shingle
         self.lsh_from = lsh_from
         self.num_perm = num_perm

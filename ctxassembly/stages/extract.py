@@ -21,8 +21,8 @@ the question, and the sentences those depend on, verbatim and in reading order.
    stay; ``meta["spans"]`` holds the kept ``(start, end)`` offsets in the chunk text and
    ``meta["source_span"]`` the chunk's offsets in its document.
 
-Only chunks larger than ``max_share`` of the budget are touched, and only as many of
-them, in rank order, as could still reach the context (``horizon`` times the budget):
+Only chunks larger than ``extract_share`` of the budget are touched, and only as many of
+them, in rank order, as could still reach the context (``reach`` times the budget):
 short chunks stay whole, and no work is spent on chunks that select would drop anyway.
 """
 
@@ -37,7 +37,7 @@ import numpy as np
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError, MissingExtraError
-from ctxassembly.models import embedder_for
+from ctxassembly.models import embedder_for, load_sentence_transformer
 from ctxassembly.pipeline import StageBase
 from ctxassembly.stages.base import Context
 from ctxassembly.stages.tables import find_tables
@@ -337,23 +337,25 @@ def in_context(scores: np.ndarray, segments: Sequence[Sequence[Unit]]) -> np.nda
 
 
 class Extract(StageBase):
-    """Cut chunks larger than ``max_share`` of the budget to their question-relevant units.
+    """Cut chunks larger than ``extract_share`` of the budget to their question-relevant units.
 
     :param embedder: ``None`` (BM25 only), or a ``SentenceTransformer`` (instance, path or
         hub name), an :class:`~ctxassembly.models.Embedder` or a callable ``texts -> vectors``
         whose cosine with the question is added to the score.
-    :param max_share: the largest fraction of the budget one chunk may fill whole.
+    :param extract_share: the largest fraction of the budget one chunk may fill whole.
     :param min_tokens: never cut a chunk to less than this (tokens).
-    :param horizon: extract chunks (in rank order) until this many budgets' worth of text
+    :param reach: extract chunks (in rank order) until this many budgets' worth of text
         is ahead; the rest are left whole for select to judge.
-    :param semantic_horizon: the same reach (in budgets) for the semantic score: only the
+    :param semantic_reach: the same reach (in budgets) for the semantic score: only the
         units of chunks this close to the top are embedded (embedding is the costly part;
         chunks further down are cut on BM25 alone).
     :param semantic_weight: weight of the cosine against the (max-normalised) BM25 score.
     :param gap_marker: what stands where text was left out.
+    :param device: where an embedder given by path or name runs (``"cpu"``, ``"cuda:0"``...),
+        loaded now; ``None``: sentence-transformers chooses, loaded on first use.
     :param semantic_top: embed at most this many units per call, those BM25 ranks highest
         read in their context (:func:`in_context`); ``None``: every unit within the
-        semantic horizon. Embedding sentences is most of a call's model time when the chunk
+        semantic reach. Embedding sentences is most of a call's model time when the chunk
         vectors are supplied; the cascade bounds it. 24 measured as good as 48 on the
         Django dev set at half the sentences (benchmarks/README.md).
     :param semantic_chars: the embedder reads at most this many characters of a unit (cut
@@ -362,7 +364,7 @@ class Extract(StageBase):
         verbatim unit. 60 (about 15 tokens) kept the same answers on the Django dev set as
         80, 100, 120 and whole units, at half the model time of 120; no long unit pads a
         forward pass for the short ones.
-    :raises ConfigError: a share outside (0, 1], a negative weight, a horizon below 1, or a
+    :raises ConfigError: a share outside (0, 1], a negative weight, a reach below 1, or a
         ``semantic_top`` / ``semantic_chars`` that is not a positive int or ``None``.
     :raises MissingExtraError: pysbd (or, for a model name, sentence-transformers) is missing.
     """
@@ -373,31 +375,34 @@ class Extract(StageBase):
         self,
         embedder: object = None,
         *,
-        max_share: float = 0.25,
+        extract_share: float = 0.25,
         min_tokens: int = 60,
-        horizon: float = 2.0,
-        semantic_horizon: float = 1.0,
+        reach: float = 2.0,
+        semantic_reach: float = 1.0,
         semantic_top: int | None = 24,
         semantic_chars: int | None = 60,
         semantic_weight: float = 1.0,
         gap_marker: str = "[…]",
+        device: str | None = None,
     ) -> None:
-        if not 0 < max_share <= 1:
-            raise ConfigError(f"max_share must be in (0, 1], got {max_share!r}")
+        if not 0 < extract_share <= 1:
+            raise ConfigError(f"extract_share must be in (0, 1], got {extract_share!r}")
         if semantic_weight < 0:
             raise ConfigError(f"semantic_weight must be >= 0, got {semantic_weight!r}")
-        if horizon < 1:
-            raise ConfigError(f"horizon must be >= 1 (budgets of text), got {horizon!r}")
+        if reach < 1:
+            raise ConfigError(f"reach must be >= 1 (budgets of text), got {reach!r}")
         for label, value in (("semantic_top", semantic_top), ("semantic_chars", semantic_chars)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
                 raise ConfigError(f"{label} must be a positive int or None, got {value!r}")
         _segmenter()  # fail at construction, not mid-call, when pysbd is missing
+        if isinstance(embedder, str) and device is not None:
+            embedder = load_sentence_transformer(embedder, device)
         self.embedder = None if embedder is None else embedder_for(embedder)
         self.uses_model = self.embedder is not None
-        self.max_share = max_share
+        self.max_share = extract_share
         self.min_tokens = min_tokens
-        self.horizon = horizon
-        self.semantic_horizon = semantic_horizon
+        self.horizon = reach
+        self.semantic_horizon = semantic_reach
         self.semantic_top = semantic_top
         self.semantic_chars = semantic_chars
         self.semantic_weight = semantic_weight

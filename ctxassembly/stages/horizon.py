@@ -2,7 +2,7 @@
 
 A retriever may hand over 1,000 candidates for a budget that holds five of them. After
 the relevance ranking, only the best chunks whose *estimated* size adds up to
-``multiple`` x the budget (and never fewer than ``min_chunks`` of them) go on to the
+``horizon`` x the budget (and never fewer than ``min_chunks`` of them) go on to the
 stages that cost per chunk (injection scan, de-duplication, merge, excerpt, token
 counting in select); the others leave with reason ``beyond_horizon``, their rank and the
 horizon in the detail, so every input chunk still has exactly one fate.
@@ -36,30 +36,30 @@ class Horizon(StageBase):
         Assembler(horizon=4)     # the head holds ~4 budgets of text (the default)
         Assembler(horizon=None)  # every candidate goes through every stage
 
-    :param multiple: how many budgets of (estimated) text the head holds.
+    :param horizon: how many budgets of (estimated) text the head holds.
     :param min_chunks: the head is never shorter than this.
     :param chars_per_token: the size estimate's characters per token (cl100k averages
         about 4 on English prose, fewer on code: the multiple leaves room for that).
     :param slack: select counts as starved when more than this share of the budget is
         left unspent while chunks wait beyond the horizon.
-    :raises ConfigError: a multiple below 1, a min_chunks below 1, a non-positive
+    :raises ConfigError: a horizon below 1, a min_chunks below 1, a non-positive
         chars_per_token or a slack outside [0, 1).
     """
 
     name = "horizon"
 
     def __init__(
-        self, multiple: float = 4.0, *, min_chunks: int = 20, chars_per_token: float = 4.0, slack: float = 0.1
+        self, horizon: float = 4.0, *, min_chunks: int = 20, chars_per_token: float = 4.0, slack: float = 0.1
     ) -> None:
-        if isinstance(multiple, bool) or not isinstance(multiple, (int, float)) or not multiple >= 1:
-            raise ConfigError(f"horizon must be a number of budgets >= 1 (or None for no horizon), got {multiple!r}")
+        if isinstance(horizon, bool) or not isinstance(horizon, (int, float)) or not horizon >= 1:
+            raise ConfigError(f"horizon must be a number of budgets >= 1 (or None for no horizon), got {horizon!r}")
         if isinstance(min_chunks, bool) or not isinstance(min_chunks, int) or min_chunks < 1:
             raise ConfigError(f"min_chunks must be a positive int, got {min_chunks!r}")
         if not chars_per_token > 0:
             raise ConfigError(f"chars_per_token must be positive, got {chars_per_token!r}")
         if not 0 <= slack < 1:
             raise ConfigError(f"slack must be in [0, 1), got {slack!r}")
-        self.multiple = float(multiple)
+        self.horizon = float(horizon)
         self.min_chunks = min_chunks
         self.chars_per_token = chars_per_token
         self.slack = slack
@@ -68,7 +68,7 @@ class Horizon(StageBase):
         state = ctx.cascade
         state.horizon_total = len(chunks)
         scale = 2**state.widened
-        limit = self.multiple * ctx.budget * scale
+        limit = self.horizon * ctx.budget * scale
         floor = self.min_chunks * scale
         reach, cut = 0.0, len(chunks)
         for i, c in enumerate(chunks):

@@ -118,7 +118,7 @@ class LLMExtract(StageBase):
     :param llm: any LLM :class:`~ctxassembly.llm.LLMCaller` accepts.
     :param concurrency: calls in flight at most.
     :param timeout: seconds per call (``None``: no limit); a timed-out chunk stays whole.
-    :param horizon: work on chunks (in rank order) until this many budgets' worth of text
+    :param reach: work on chunks (in rank order) until this many budgets' worth of text
         is ahead; the rest are left for select to judge.
     :param bypass: the :class:`~ctxassembly.llm.Bypass` rules (default: the defaults).
     :param on_empty: ``keep`` (default) the chunk whole when the model finds no verified
@@ -126,7 +126,7 @@ class LLMExtract(StageBase):
     :param prompt: a template with ``{id}``, ``{text}`` and ``{question}``.
     :param min_chars: shortest returned piece that can count as evidence.
     :param gap_marker: what stands where text was left out.
-    :raises ConfigError: a bad LLM, concurrency, timeout, horizon, ``on_empty`` or prompt.
+    :raises ConfigError: a bad LLM, concurrency, timeout, reach, ``on_empty`` or prompt.
     """
 
     name = "llm_extract"
@@ -138,22 +138,22 @@ class LLMExtract(StageBase):
         *,
         concurrency: int = 4,
         timeout: float | None = None,
-        horizon: float = 2.0,
+        reach: float = 2.0,
         bypass: Bypass | None = None,
         on_empty: OnEmpty = "keep",
         prompt: str = PROMPT,
         min_chars: int = 12,
         gap_marker: str = "[…]",
     ) -> None:
-        if not horizon >= 1:
-            raise ConfigError(f"horizon must be >= 1 (budgets of text), got {horizon!r}")
+        if not reach >= 1:
+            raise ConfigError(f"reach must be >= 1 (budgets of text), got {reach!r}")
         if on_empty not in ("keep", "drop"):
             raise ConfigError(f"on_empty must be 'keep' or 'drop', got {on_empty!r}")
         missing = [k for k in ("{id}", "{text}", "{question}") if k not in prompt]
         if missing:
             raise ConfigError(f"prompt must contain {', '.join(missing)}; got {prompt[:60]!r}...")
         self.caller = LLMCaller(llm, concurrency=concurrency, timeout=timeout)
-        self.horizon = horizon
+        self.horizon = reach
         self.bypass = Bypass() if bypass is None else bypass
         self.on_empty = on_empty
         self.prompt = prompt

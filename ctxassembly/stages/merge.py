@@ -1,7 +1,7 @@
 """Merge stage: chunks of one document that touch or overlap become one, in reading order.
 
 Two chunks merge when they share ``doc_id`` and ``version``, the second starts at most
-``gap`` characters after the first ends (overlap included), and the offsets can be
+``merge_gap`` characters after the first ends (overlap included), and the offsets can be
 trusted (each text spans its offsets and overlaps agree character for character). The overlapping text appears
 once: the second chunk contributes only what lies beyond the first one's end. The merged
 chunk takes the id, labels and list position of its best-ranked part; the others get the
@@ -23,7 +23,7 @@ __all__ = ["Merge"]
 class Merge(StageBase):
     """Join adjacent or overlapping chunks of the same document.
 
-    :param gap: largest number of characters between two chunks that still counts as
+    :param merge_gap: largest number of characters between two chunks that still counts as
         adjacent; the gap's text is unknown, so it is bridged with a blank line.
     :param max_share: a merged chunk stays within this share of the budget (tokens): a
         run of adjacent chunks is cut into pieces that fit, so that merging never builds
@@ -34,12 +34,12 @@ class Merge(StageBase):
 
     name = "merge"
 
-    def __init__(self, gap: int = 0, *, max_share: float = 0.4) -> None:
-        if gap < 0:
-            raise ConfigError(f"gap must be >= 0, got {gap!r}")
+    def __init__(self, merge_gap: int = 0, *, max_share: float = 0.4) -> None:
+        if merge_gap < 0:
+            raise ConfigError(f"merge_gap must be >= 0, got {merge_gap!r}")
         if not 0 < max_share <= 1:
             raise ConfigError(f"max_share must be in (0, 1], got {max_share!r}")
-        self.gap = gap
+        self.gap = merge_gap
         self.max_share = max_share
 
     def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:

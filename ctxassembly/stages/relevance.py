@@ -44,10 +44,8 @@ class Relevance(StageBase):
         defines: headings, directive arguments, definition terms, first table cells,
         with word rarity from the whole texts). ``{"score": 1}`` ranks by score alone.
         Default: order 1, lexical 2, define 2 (chosen leave-one-corpus-out).
-    :param k: the reciprocal-rank constant: ``sum(w / (k + rank))``. Small k trusts the
-        head of each list more. On the Django dev set 60 (the usual value) and 10 keep the
-        answer equally often, and 60 exposes fewer wrong-version strings
-        (benchmarks/README.md), so 60 it is.
+    :param rrf_k: the reciprocal-rank constant: ``sum(w / (rrf_k + rank))``. A small one
+        trusts the head of each list more (the default 60 is measured in benchmarks/README.md).
     :param none_score: policy for chunks whose score is ``None``.
     :param top_k: keep at most this many after ranking (``rank_cutoff``).
     :raises ConfigError: an unknown signal, negative weight or policy.
@@ -60,7 +58,7 @@ class Relevance(StageBase):
         *,
         min_score: float | None = None,
         weights: Mapping[str, float] | None = None,
-        k: float = 60.0,
+        rrf_k: float = 60.0,
         none_score: NonePolicy = "rank",
         top_k: int | None = None,
     ) -> None:
@@ -74,13 +72,13 @@ class Relevance(StageBase):
             raise ConfigError(f"at least one relevance weight must be positive, got {weights!r}")
         if none_score not in ("rank", "drop", "error"):
             raise ConfigError(f"none_score must be 'rank', 'drop' or 'error', got {none_score!r}")
-        if k <= 0:
-            raise ConfigError(f"k must be positive, got {k!r}")
+        if rrf_k <= 0:
+            raise ConfigError(f"rrf_k must be positive, got {rrf_k!r}")
         if top_k is not None and top_k < 1:
             raise ConfigError(f"top_k must be a positive int or None, got {top_k!r}")
         self.min_score = min_score
         self.weights = weights
-        self.k = k
+        self.k = rrf_k
         self.none_score = none_score
         self.top_k = top_k
 

@@ -16,16 +16,18 @@ first call, not at construction.
 
 The model's score replaces ``chunk.score``; the score it replaced is kept in
 ``meta["pre_rerank_score"]`` (and the retriever's original in ``meta["retriever_score"]``).
-``fuse=w`` blends the model's order with the incoming order by reciprocal-rank fusion,
+``rerank_fuse=w`` blends the model's order with the incoming order by reciprocal-rank fusion,
 ``1/(k + model_rank) + w/(k + incoming_rank)``: useful when the incoming order already
 carries a strong signal (a hybrid retriever, the lexical ranking of the relevance stage).
 
 Usage::
 
     from ctxassembly import Assembler
-    from ctxassembly.stages import Rerank
-    rerank = Rerank("cross-encoder/ms-marco-MiniLM-L-6-v2")
-    assembled = Assembler(reranker=rerank).run(question, candidates, budget=1000)
+    assembler = Assembler(reranker="cross-encoder/ms-marco-MiniLM-L-6-v2")  # or a path, an instance, a callable
+    assembled = assembler.run(question, candidates, budget=1000)
+
+    from ctxassembly.stages import Rerank  # the stage alone
+    ranked = Rerank("cross-encoder/ms-marco-MiniLM-L-6-v2").run(chunks, ctx)
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ from ctxassembly.models import (
     is_cross_encoder,
     is_sentence_transformer,
     load_cross_encoder,
+    load_sentence_transformer,
     model_kind,
     require,
 )
@@ -108,7 +111,7 @@ class Rerank(StageBase):
         ``(query, texts) -> scores``. Default: ``cross-encoder/ms-marco-MiniLM-L-6-v2``.
     :param kind: ``auto`` (read from the model), ``bi`` or ``cross`` (for a string whose
         config cannot be read here).
-    :param fuse: weight of the incoming order in a reciprocal-rank fusion with the model's
+    :param rerank_fuse: weight of the incoming order in a reciprocal-rank fusion with the model's
         order; ``None`` ranks by the model alone.
     :param k: the reciprocal-rank constant of the fusion.
     :param min_score: drop chunks whose model score is below it (``below_threshold``).
@@ -117,6 +120,8 @@ class Rerank(StageBase):
     :param labels: score the chunk's title and section with its text (``passage``). When
         the caller supplies embeddings (``meta["embedding"]``, the vectors its store
         matched with), the bi-encoder uses those instead and embeds only the rest.
+    :param device: where a model given by path or name runs (``"cpu"``, ``"cuda:0"``...);
+        ``None``: sentence-transformers chooses. A model instance stays where it is.
     :raises ConfigError: a model that is none of the above, a bad kind, fuse, k or top_k.
     :raises MissingExtraError: a path or name was given and sentence-transformers is missing.
     """
@@ -129,29 +134,33 @@ class Rerank(StageBase):
         model: object = DEFAULT_CROSS_ENCODER,
         *,
         kind: KindOption = "auto",
-        fuse: float | None = None,
+        rerank_fuse: float | None = None,
         k: float = 10.0,
         min_score: float | None = None,
         top_k: int | None = None,
         batch_size: int = 32,
         labels: bool = False,
+        device: str | None = None,
     ) -> None:
         if kind not in ("auto", "bi", "cross"):
             raise ConfigError(f"kind must be 'auto', 'bi' or 'cross', got {kind!r}")
-        if fuse is not None and (isinstance(fuse, bool) or not isinstance(fuse, (int, float)) or fuse < 0):
-            raise ConfigError(f"fuse must be a non-negative number or None, got {fuse!r}")
+        if rerank_fuse is not None and (
+            isinstance(rerank_fuse, bool) or not isinstance(rerank_fuse, (int, float)) or rerank_fuse < 0
+        ):
+            raise ConfigError(f"rerank_fuse must be a non-negative number or None, got {rerank_fuse!r}")
         if k <= 0:
             raise ConfigError(f"k must be positive, got {k!r}")
         if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1):
             raise ConfigError(f"top_k must be a positive int or None, got {top_k!r}")
         if batch_size < 1:
             raise ConfigError(f"batch_size must be a positive int, got {batch_size!r}")
-        self.fuse = fuse
+        self.fuse = rerank_fuse
         self.k = k
         self.min_score = min_score
         self.top_k = top_k
         self.batch_size = batch_size
         self.labels = labels
+        self.device = device
         self._cross: Any = None
         self.embedder: Embedder | None = None
         self._scorer: Scorer | None = None
@@ -164,7 +173,7 @@ class Rerank(StageBase):
             # a local folder is checked now (cheap); a hub name when it is first used
             self.kind: str = kind if kind != "auto" or not os.path.exists(model) else model_kind(model)
             if self.kind == "bi":
-                self.embedder = embedder_for(model)
+                self.embedder = embedder_for(model if device is None else load_sentence_transformer(model, device))
         elif isinstance(model, Embedder) or is_sentence_transformer(model):
             self.kind = "bi"
             self.embedder = embedder_for(model)
@@ -193,9 +202,11 @@ class Rerank(StageBase):
         if self.kind == "auto" and self._spec is not None:
             self.kind = model_kind(self._spec)
             if self.kind == "bi":
-                self.embedder = embedder_for(self._spec)
+                self.embedder = embedder_for(
+                    self._spec if self.device is None else load_sentence_transformer(self._spec, self.device)
+                )
         if self.kind == "cross" and self._cross is None and self._spec is not None:
-            self._cross = load_cross_encoder(self._spec)
+            self._cross = load_cross_encoder(self._spec, self.device)
 
     def scores(self, query: str, chunks: Sequence[Chunk]) -> list[float]:
         """The model's score of each chunk for ``query`` (one batched model call).

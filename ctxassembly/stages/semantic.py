@@ -1,7 +1,7 @@
 """Semantic dedup stage: chunks that say the same thing in other words are kept once.
 
 Two chunks are semantic duplicates when the cosine of their embeddings is at least
-``threshold`` (one matrix product over the unit vectors). The list arrives ranked, so
+``semantic_threshold`` (one matrix product over the unit vectors). The list arrives ranked, so
 the higher-ranked copy stays and lists the dropped ids in ``meta["duplicates"]``.
 
 The same guard as the text dedup applies (:func:`ctxassembly.stages.dedup.differs_in_substance`):
@@ -23,7 +23,7 @@ import numpy as np
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
-from ctxassembly.models import DEFAULT_EMBEDDER, embedder_for
+from ctxassembly.models import DEFAULT_EMBEDDER, embedder_for, load_sentence_transformer
 from ctxassembly.pipeline import StageBase
 from ctxassembly.stages.base import Context
 from ctxassembly.stages.dedup import differs_in_substance
@@ -33,12 +33,14 @@ __all__ = ["SemanticDedup"]
 
 
 class SemanticDedup(StageBase):
-    """Drop chunks whose embedding is within ``threshold`` cosine of a higher-ranked one.
+    """Drop chunks whose embedding is within ``semantic_threshold`` cosine of a higher-ranked one.
 
     :param embedder: a ``SentenceTransformer`` (instance, path or hub name), an
         :class:`~ctxassembly.models.Embedder`, or a callable ``texts -> vectors``.
-    :param threshold: cosine at or above which two chunks are duplicates.
+    :param semantic_threshold: cosine at or above which two chunks are duplicates.
     :param guard: ``(a_text, b_text) -> bool``, True when two texts differ in substance.
+    :param device: where a model given by path or name runs (``"cpu"``, ``"cuda:0"``...),
+        loaded now; ``None``: sentence-transformers chooses, loaded on first use.
     :raises ConfigError: a threshold outside (0, 1] or an embedder that cannot embed.
     :raises MissingExtraError: a path or name was given and sentence-transformers is missing.
     """
@@ -50,13 +52,20 @@ class SemanticDedup(StageBase):
         self,
         embedder: object = DEFAULT_EMBEDDER,
         *,
-        threshold: float = 0.95,
+        semantic_threshold: float = 0.95,
         guard: Callable[[str, str], bool] | None = None,
+        device: str | None = None,
     ) -> None:
-        if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 < threshold <= 1:
-            raise ConfigError(f"semantic threshold must be in (0, 1], got {threshold!r}")
+        if (
+            isinstance(semantic_threshold, bool)
+            or not isinstance(semantic_threshold, (int, float))
+            or not 0 < semantic_threshold <= 1
+        ):
+            raise ConfigError(f"semantic_threshold must be in (0, 1], got {semantic_threshold!r}")
+        if isinstance(embedder, str) and device is not None:
+            embedder = load_sentence_transformer(embedder, device)
         self.embedder = embedder_for(embedder)
-        self.threshold = float(threshold)
+        self.threshold = float(semantic_threshold)
         self.guard = differs_in_substance if guard is None else guard
 
     def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:

@@ -55,11 +55,11 @@ class Summarize(StageBase):
     :param timeout: seconds per call (``None``: no limit); a timed-out chunk stays as it was.
     :param words: the summary's length asked of the model.
     :param excerpt_tokens: the verbatim excerpt kept beside the summary (tokens, at most).
-    :param horizon: summarise chunks (in rank order) until this many budgets of text are ahead.
+    :param reach: summarise chunks (in rank order) until this many budgets of text are ahead.
     :param bypass: the :class:`~ctxassembly.llm.Bypass` rules; by default chunks of at
         most ``2 * excerpt_tokens`` tokens are left whole (a summary would not be shorter).
     :param prompt: a template with ``{id}``, ``{text}``, ``{question}`` and ``{words}``.
-    :raises ConfigError: bad sizes, horizon or prompt.
+    :raises ConfigError: bad sizes, reach or prompt.
     """
 
     name = "summarize"
@@ -73,7 +73,7 @@ class Summarize(StageBase):
         timeout: float | None = None,
         words: int = 50,
         excerpt_tokens: int = 80,
-        horizon: float = 2.0,
+        reach: float = 2.0,
         bypass: Bypass | None = None,
         prompt: str = PROMPT,
     ) -> None:
@@ -81,15 +81,15 @@ class Summarize(StageBase):
             raise ConfigError(f"words must be an int >= 5, got {words!r}")
         if isinstance(excerpt_tokens, bool) or not isinstance(excerpt_tokens, int) or excerpt_tokens < 10:
             raise ConfigError(f"excerpt_tokens must be an int >= 10, got {excerpt_tokens!r}")
-        if not horizon >= 1:
-            raise ConfigError(f"horizon must be >= 1 (budgets of text), got {horizon!r}")
+        if not reach >= 1:
+            raise ConfigError(f"reach must be >= 1 (budgets of text), got {reach!r}")
         missing = [k for k in ("{id}", "{text}", "{question}", "{words}") if k not in prompt]
         if missing:
             raise ConfigError(f"prompt must contain {', '.join(missing)}")
         self.caller = LLMCaller(llm, concurrency=concurrency, timeout=timeout)
         self.words = words
         self.excerpt_tokens = excerpt_tokens
-        self.horizon = horizon
+        self.horizon = reach
         self.bypass = Bypass(min_tokens=2 * excerpt_tokens) if bypass is None else bypass
         self.prompt = prompt
         self.extractor = Extract()

@@ -13,7 +13,7 @@ its borders, and the rows that match; each run of left-out rows is replaced by o
 ``gap_marker`` line. A table with no matching row is left whole: nothing says which row
 matters. Text outside tables is untouched, and every kept line is verbatim.
 
-Like extract, only chunks larger than ``max_share`` of the budget are touched.
+Like extract, only chunks larger than ``extract_share`` of the budget are touched.
 """
 
 from __future__ import annotations
@@ -167,7 +167,7 @@ def _simple(text: str, lines: list[str], offs: list[int], i: int) -> tuple[list[
 class Tables(StageBase):
     """Shorten long tables to their header plus the rows that match the question.
 
-    :param max_share: only chunks larger than this fraction of the budget are touched.
+    :param extract_share: only chunks larger than this fraction of the budget are touched.
     :param min_tokens: chunks at or below this many tokens are never touched.
     :param min_rows: tables with at most this many body rows stay whole.
     :param max_rows: keep at most this many matching rows (best BM25 first).
@@ -180,17 +180,17 @@ class Tables(StageBase):
     def __init__(
         self,
         *,
-        max_share: float = 0.25,
+        extract_share: float = 0.25,
         min_tokens: int = 60,
         min_rows: int = 4,
         max_rows: int = 5,
         gap_marker: str = "[…]",
     ) -> None:
-        if not 0 < max_share <= 1:
-            raise ConfigError(f"max_share must be in (0, 1], got {max_share!r}")
+        if not 0 < extract_share <= 1:
+            raise ConfigError(f"extract_share must be in (0, 1], got {extract_share!r}")
         if min_rows < 1 or max_rows < 1:
             raise ConfigError(f"min_rows and max_rows must be >= 1, got {min_rows!r} and {max_rows!r}")
-        self.max_share = max_share
+        self.max_share = extract_share
         self.min_tokens = min_tokens
         self.min_rows = min_rows
         self.max_rows = max_rows

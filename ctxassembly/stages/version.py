@@ -195,7 +195,7 @@ def _covers_without(anchor: str, cue_at: int, other: str) -> bool:
 class VersionFilter(StageBase):
     """Keep chunks of the target version (or the current one); drop or label the rest.
 
-    :param policy: ``"drop"`` removes other-version chunks with reason ``superseded``
+    :param version_policy: ``"drop"`` removes other-version chunks with reason ``superseded``
         (a newer version of the same document was kept: detail ``superseded_by``) or
         ``other_version``; ``"label"`` keeps them with ``meta["status"]`` set to
         ``superseded``/``other_version`` so the model sees the conflict.
@@ -214,16 +214,16 @@ class VersionFilter(StageBase):
 
     def __init__(
         self,
-        policy: Policy = "drop",
+        version_policy: Policy = "drop",
         *,
         subject_versions: bool = True,
         version_keys: Sequence[str] | str = VERSION_KEYS,
         location_keys: Sequence[str] | str = LOCATION_KEYS,
         text_cues: bool = True,
     ) -> None:
-        if policy not in _POLICIES:
-            raise ConfigError(f"version policy must be one of {_POLICIES}, got {policy!r}")
-        self.policy = policy
+        if version_policy not in _POLICIES:
+            raise ConfigError(f"version_policy must be one of {_POLICIES}, got {version_policy!r}")
+        self.policy = version_policy
         self.subject_versions = subject_versions
         self.version_keys = _keys("version_keys", version_keys)
         self.location_keys = _keys("location_keys", location_keys)

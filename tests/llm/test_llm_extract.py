@@ -296,7 +296,7 @@ def test_latency_bypass_uses_measured_call_time(cache_chunk: Chunk) -> None:
     [
         ({"concurrency": 0}, "concurrency must be a positive int, got 0"),
         ({"timeout": 0}, r"timeout must be > 0 seconds or None, got 0"),
-        ({"horizon": 0.5}, r"horizon must be >= 1 \(budgets of text\), got 0.5"),
+        ({"reach": 0.5}, r"reach must be >= 1 \(budgets of text\), got 0.5"),
         ({"on_empty": "ignore"}, "on_empty must be 'keep' or 'drop', got 'ignore'"),
         ({"prompt": "Answer {question}"}, r"prompt must contain \{id\}, \{text\}"),
     ],

@@ -59,7 +59,7 @@ def test_semantic_dedup_with_minilm(minilm):
         ("d", "Pizza dough needs flour, water, salt and yeast."),
     )
     ctx = context()
-    out = SemanticDedup(minilm, threshold=0.85).run(cs, ctx)
+    out = SemanticDedup(minilm, semantic_threshold=0.85).run(cs, ctx)
     assert [c.id for c in out] == ["a", "c", "d"]
     assert ctx.report._fates[1].detail["kind"] == "semantic"
     assert "a" in out[1].meta["conflicts_with"]  # "5 days" differs from "three days"
