@@ -17,11 +17,10 @@ except ImportError:  # pragma: no cover - exercised only without the extra
 
 from langchain_ctxassembly.chains import PROMPT, build_chain
 from langchain_ctxassembly.compressor import REPORT_EVENT, ContextAssemblyCompressor
-from langchain_ctxassembly.mapping import METADATA_KEY, MetadataKeys, to_chunks, to_documents
+from langchain_ctxassembly.mapping import MetadataKeys, to_chunks, to_documents
 from langchain_ctxassembly.render import format_documents, render_documents
 
 __all__ = [
-    "METADATA_KEY",
     "PROMPT",
     "REPORT_EVENT",
     "ContextAssemblyCompressor",

@@ -19,14 +19,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from langchain_core.documents import Document
 from langchain_core.language_models import BaseLanguageModel
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.retrievers import RetrieverLike
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda, RunnablePassthrough
 
 from ctxassembly.render import DEFAULT_INSTRUCTIONS
-from langchain_ctxassembly.compressor import ContextAssemblyCompressor
+from langchain_ctxassembly.compressor import Compressed, ContextAssemblyCompressor
 
 __all__ = ["PROMPT", "assemble_step", "build_chain"]
 
@@ -44,18 +43,17 @@ def assemble_step(compressor: ContextAssemblyCompressor) -> Runnable[dict[str, A
     the handlers passed to ``chain.invoke(..., config={"callbacks": [...]})``.
     """
 
-    def _out(question: str, docs: list[Document]) -> dict[str, Any]:
-        return {"question": question, "context": compressor.format_documents(docs), "documents": docs}
+    def _out(question: str, done: Compressed) -> dict[str, Any]:
+        # the context the core rendered and counted against the budget: no second render
+        return {"question": question, "context": done.context, "documents": done.documents}
 
     def assemble(inputs: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:
         question = inputs["question"]
-        docs = compressor.compress_documents(inputs["documents"], question, callbacks=config.get("callbacks"))
-        return _out(question, list(docs))
+        return _out(question, compressor.assemble(inputs["documents"], question, config.get("callbacks")))
 
     async def aassemble(inputs: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:
         question = inputs["question"]
-        docs = await compressor.acompress_documents(inputs["documents"], question, callbacks=config.get("callbacks"))
-        return _out(question, list(docs))
+        return _out(question, await compressor.aassemble(inputs["documents"], question, config.get("callbacks")))
 
     return RunnableLambda(assemble, afunc=aassemble, name="ctxassembly")
 

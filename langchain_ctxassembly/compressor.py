@@ -2,7 +2,8 @@
 
 An adapter only: documents become chunks (:mod:`langchain_ctxassembly.mapping`), the core
 :class:`~ctxassembly.Assembler` decides what the model reads, and the kept chunks come
-back as new documents with their assembly facts under ``metadata["ctxassembly"]``. The
+back as new documents with their assembly facts in flat ``assembly_*`` metadata keys
+(:mod:`ctxassembly.metadata`, the convention both adapters share). The
 full report goes to the callbacks as the custom event ``ctxassembly_report`` and stays on
 the compressor as :attr:`ContextAssemblyCompressor.last_report`.
 
@@ -20,26 +21,35 @@ Usage::
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from langchain_core.callbacks import AsyncCallbackManager, CallbackManager, Callbacks
 from langchain_core.documents import BaseDocumentCompressor, Document
-from pydantic import ConfigDict, Field, PrivateAttr
+from pydantic import ConfigDict, Field, PrivateAttr, field_validator
 
 from ctxassembly.assembler import Assembled, Assembler
-from ctxassembly.errors import ConfigError
+from ctxassembly.metadata import MetadataKeys, ScoreFrom, assembly_options, check_budget
+from ctxassembly.options import Options
 from ctxassembly.render import Format
 from ctxassembly.report import Report
 from ctxassembly.stages.arrange import Order
-from langchain_ctxassembly.mapping import METADATA_KEY, MetadataKeys, to_chunks, to_documents
+from langchain_ctxassembly.mapping import to_documents, to_records
 from langchain_ctxassembly.render import format_documents
 
-__all__ = ["REPORT_EVENT", "ContextAssemblyCompressor"]
+__all__ = ["REPORT_EVENT", "Compressed", "ContextAssemblyCompressor"]
 
 REPORT_EVENT = "ctxassembly_report"
 """Name of the custom callback event that carries ``Report.to_dict()`` after each call."""
 
 _FIELDS_AS_OPTIONS = ("order", "format", "reranker", "embedder")
+
+
+class Compressed(NamedTuple):
+    """One call's documents in context order, the context the core rendered and counted, the report."""
+
+    documents: list[Document]
+    context: str
+    report: Report
 
 
 class ContextAssemblyCompressor(BaseDocumentCompressor):
@@ -54,20 +64,24 @@ class ContextAssemblyCompressor(BaseDocumentCompressor):
         de-duplication; passed to the Assembler only when set.
     :param options: any other :class:`~ctxassembly.Assembler` keyword option
         (``min_score``, ``near_threshold``, ``version_policy``, ``principals`` ...).
-    :param keys: which metadata keys feed which chunk field.
-    :param metadata_key: the metadata key of the returned documents' assembly facts.
+    :param keys: which metadata keys feed which chunk field
+        (:class:`ctxassembly.metadata.MetadataKeys`).
+    :param score_from: ``retriever`` (default): the input's score key (``score`` /
+        ``relevance_score``) keeps the retriever's score and the assembly's goes to
+        ``assembly_score``; ``assembly``: the reverse.
 
     The model is frozen: the Assembler is built once, at construction (so a bad option
     fails there), and reused by every call. A ``model_copy(update=...)`` variant builds
     its own on first use.
 
-    :raises pydantic.ValidationError: a bad field, an unknown option, or an option given
-        both as a field and in ``options`` (the message lists the valid options).
+    :raises pydantic.ValidationError: a bad field (a budget that is not a positive int,
+        ``"1500"`` included), an unknown field, an unknown option, or an option given both
+        as a field and in ``options`` (the message lists the valid options).
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True, frozen=True, extra="forbid")
 
-    budget: int = Field(gt=0)
+    budget: int
     target_version: str | None = None
     order: Order = "bookend"
     format: Format = "xml"
@@ -75,11 +89,16 @@ class ContextAssemblyCompressor(BaseDocumentCompressor):
     embedder: Any = None
     options: dict[str, Any] = Field(default_factory=dict)
     keys: MetadataKeys = Field(default_factory=MetadataKeys)
-    metadata_key: str = METADATA_KEY
+    score_from: ScoreFrom = "retriever"
 
     _assembler: Assembler | None = PrivateAttr(default=None)
     _built_from: dict[str, Any] | None = PrivateAttr(default=None)
     _last_report: Report | None = PrivateAttr(default=None)
+
+    @field_validator("budget", mode="before")
+    @classmethod
+    def _check_budget(cls, value: object) -> int:
+        return check_budget(value)
 
     def model_post_init(self, context: Any, /) -> None:
         self.assembler  # noqa: B018 - build now, so that a bad option fails at construction
@@ -87,25 +106,21 @@ class ContextAssemblyCompressor(BaseDocumentCompressor):
     @property
     def assembler(self) -> Assembler:
         """The cached core Assembler (rebuilt only if a ``model_copy`` changed the options)."""
-        options = self.assembler_options()
-        if self._assembler is None or not _same(self._built_from, options):
-            self._assembler, self._built_from = _build_assembler(options), options
+        given = self._given()
+        if self._assembler is None or not _same(self._built_from, given):
+            self._assembler, self._built_from = Assembler(self.assembler_options()), given
         return self._assembler
 
-    def assembler_options(self) -> dict[str, Any]:
-        """The keyword options the Assembler is built with (``reranker``/``embedder`` only when set).
+    def assembler_options(self) -> Options:
+        """The validated options the Assembler is built with.
 
-        :raises ConfigError: an option given both as a field and in ``options``.
+        :raises ConfigError: an option given both as a field and in ``options``, an unknown
+            option (listing the valid ones) or a bad value.
         """
-        clash = sorted(set(self.options) & {*_FIELDS_AS_OPTIONS, "budget", "target_version"})
-        if clash:
-            raise ConfigError(f"set {', '.join(clash)} as a field of the compressor, not in options")
-        kwargs: dict[str, Any] = {"order": self.order, "format": self.format}
-        for name in ("reranker", "embedder"):
-            value = getattr(self, name)
-            if value is not None:
-                kwargs[name] = value
-        return {**kwargs, **self.options}
+        return assembly_options({k: getattr(self, k) for k in _FIELDS_AS_OPTIONS}, self.options, owner="the compressor")
+
+    def _given(self) -> dict[str, Any]:
+        return {**{k: getattr(self, k) for k in _FIELDS_AS_OPTIONS}, **self.options}
 
     @property
     def last_report(self) -> Report | None:
@@ -126,15 +141,13 @@ class ContextAssemblyCompressor(BaseDocumentCompressor):
     ) -> Sequence[Document]:
         """Assemble ``documents`` for ``query``; return new documents in context order.
 
-        :raises ChunkError: a malformed document (the message names it and the field).
+        A document whose metadata the core cannot use is dropped with the fate
+        ``input``/``invalid`` (field and message in the report), never the whole call.
+
+        :raises ChunkError: ``documents`` is not a sequence of ``Document``s.
         :raises ConfigError: a bad query.
         """
-        chunks = to_chunks(documents, self.keys)
-        result = self.assembler.run(query, chunks, budget=self.budget, target_version=self.target_version)
-        manager = CallbackManager.configure(inheritable_callbacks=callbacks)
-        # run_id=parent_run_id ties the event to the enclosing run, as dispatch_custom_event does
-        manager.on_custom_event(REPORT_EVENT, result.report.to_dict(), run_id=manager.parent_run_id)
-        return self._finish(result, documents)
+        return self.assemble(documents, query, callbacks).documents
 
     async def acompress_documents(
         self,
@@ -142,28 +155,36 @@ class ContextAssemblyCompressor(BaseDocumentCompressor):
         query: str,
         callbacks: Callbacks | None = None,
     ) -> Sequence[Document]:
-        """Async :meth:`compress_documents`: inline when no model stage runs, else in a thread.
+        """Async :meth:`compress_documents`: inline when no model stage runs, else in a thread."""
+        return (await self.aassemble(documents, query, callbacks)).documents
 
-        :raises ChunkError: a malformed document (the message names it and the field).
-        :raises ConfigError: a bad query.
-        """
-        chunks = to_chunks(documents, self.keys)
-        result = await self.assembler.arun(query, chunks, budget=self.budget, target_version=self.target_version)
+    def assemble(self, documents: Sequence[Document], query: str, callbacks: Callbacks | None = None) -> Compressed:
+        """:meth:`compress_documents`, with the context the core rendered (and counted) and the report."""
+        records = to_records(documents, self.keys)
+        result = self.assembler.run(query, records, budget=self.budget, target_version=self.target_version)
+        manager = CallbackManager.configure(inheritable_callbacks=callbacks)
+        # run_id=parent_run_id ties the event to the enclosing run, as dispatch_custom_event does
+        manager.on_custom_event(REPORT_EVENT, result.report.to_dict(), run_id=manager.parent_run_id)
+        return self._finish(result, documents)
+
+    async def aassemble(
+        self, documents: Sequence[Document], query: str, callbacks: Callbacks | None = None
+    ) -> Compressed:
+        """Async :meth:`assemble`."""
+        records = to_records(documents, self.keys)
+        result = await self.assembler.arun(query, records, budget=self.budget, target_version=self.target_version)
         manager = AsyncCallbackManager.configure(inheritable_callbacks=callbacks)
         await manager.on_custom_event(REPORT_EVENT, result.report.to_dict(), run_id=manager.parent_run_id)
         return self._finish(result, documents)
 
-    def _finish(self, result: Assembled, documents: Sequence[Document]) -> list[Document]:
+    def _finish(self, result: Assembled, documents: Sequence[Document]) -> Compressed:
         self._last_report = result.report
-        return to_documents(result.chunks, documents, result.report, self.metadata_key)
+        docs = to_documents(result.chunks, documents, result.report, self.keys, self.score_from)
+        return Compressed(docs, result.text, result.report)
 
     def format_documents(self, documents: Sequence[Document]) -> str:
         """Render returned documents as the labelled context, in this compressor's format."""
-        return format_documents(documents, fmt=self.format, keys=self.keys, metadata_key=self.metadata_key)
-
-
-def _build_assembler(options: dict[str, Any]) -> Assembler:
-    return Assembler(**options)  # an unknown name is the core's UnknownOption, listing the valid ones
+        return format_documents(documents, fmt=self.format, keys=self.keys)
 
 
 def _same(old: dict[str, Any] | None, new: dict[str, Any]) -> bool:

@@ -2,7 +2,7 @@
 
 Documents returned by :class:`~langchain_ctxassembly.ContextAssemblyCompressor` render
 exactly as the assembler counted them against the budget: their labels are read from
-``metadata["ctxassembly"]["labels"]``. Any other document is mapped with
+their ``assembly_labels`` metadata. Any other document is mapped with
 :class:`~langchain_ctxassembly.mapping.MetadataKeys`, so a plain retriever's output can be
 rendered the same way. Bodies and attributes are escaped: no document can close its own
 tag or forge another's labels.
@@ -16,15 +16,15 @@ from langchain_core.documents import Document
 from langchain_core.runnables import RunnableLambda
 
 from ctxassembly.chunk import Chunk, FrozenMeta
+from ctxassembly.metadata import LABELS, MetadataKeys
 from ctxassembly.render import Format, Renderer
-from langchain_ctxassembly.mapping import METADATA_KEY, MetadataKeys, to_chunk
+from langchain_ctxassembly.mapping import to_chunk
 
 __all__ = ["format_documents", "render_documents"]
 
 
-def _labelled(doc: Document, position: int, keys: MetadataKeys, metadata_key: str) -> Chunk:
-    facts = (doc.metadata or {}).get(metadata_key)
-    shown = facts.get("labels") if isinstance(facts, Mapping) else None
+def _labelled(doc: Document, position: int, keys: MetadataKeys) -> Chunk:
+    shown = (doc.metadata or {}).get(LABELS)
     if not isinstance(shown, Mapping) or "id" not in shown or not isinstance(doc.page_content, str):
         return to_chunk(doc, position, keys)
     return Chunk(
@@ -43,7 +43,6 @@ def format_documents(
     documents: Sequence[Document],
     fmt: Format = "xml",
     keys: MetadataKeys | None = None,
-    metadata_key: str = METADATA_KEY,
 ) -> str:
     """The context block for ``documents``, in their order.
 
@@ -54,7 +53,7 @@ def format_documents(
     """
     renderer = Renderer(fmt)
     keys = MetadataKeys() if keys is None else keys
-    return renderer.render([_labelled(d, i, keys, metadata_key) for i, d in enumerate(documents)])
+    return renderer.render([_labelled(d, i, keys) for i, d in enumerate(documents)])
 
 
 render_documents: RunnableLambda[Sequence[Document], str] = RunnableLambda(format_documents, name="format_documents")

@@ -11,11 +11,10 @@ except ImportError as e:  # pragma: no cover - exercised only without the extra
     raise MissingExtraError("llama-index-core", "llamaindex") from e
 
 from llamaindex_ctxassembly.events import ContextAssemblyEvent
-from llamaindex_ctxassembly.mapping import INTERNAL_KEYS, MetadataKeys, nodes_to_chunks, to_nodes
+from llamaindex_ctxassembly.mapping import MetadataKeys, nodes_to_chunks, to_nodes
 from llamaindex_ctxassembly.postprocessor import ContextAssemblyPostprocessor
 
 __all__ = [
-    "INTERNAL_KEYS",
     "ContextAssemblyEvent",
     "ContextAssemblyPostprocessor",
     "MetadataKeys",

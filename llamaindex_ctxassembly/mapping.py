@@ -1,79 +1,46 @@
-"""Translate LlamaIndex nodes to ctxassembly chunks and the assembled chunks back to nodes.
+"""Translate LlamaIndex nodes to ctxassembly chunk records and the assembled chunks back to nodes.
 
 Nodes in, chunks through the core, copies of the nodes out. The adapter only translates;
-every decision is the core's.
+every decision is the core's. The metadata convention is the one both adapters share
+(:mod:`ctxassembly.metadata`):
 
-* ``NodeWithScore.score`` is the chunk's score, both ways. ``None`` (fusion retrievers
-  and keyword retrievers emit it) passes through as ``None``: the core ranks such chunks
-  by their incoming order and the question's words, and skips the score threshold for
-  them (``none_score="rank"``; pass ``none_score="drop"`` or ``"error"`` in ``options``
-  for another policy). On the way out the score is the core's relevance score (the
-  reranker's when one runs); the retriever's is kept in ``assembly_retriever_score``.
-* ``node.node_id`` is the chunk id; the node text is ``get_content(MetadataMode.NONE)``.
-* version, title, section, date and doc id come from metadata keys (configurable);
-  the doc id falls back to ``ref_doc_id``. Without a version key the core finds the
-  version where readers put it: ``file_path`` / ``file_name`` / ``url`` metadata (they
-  travel in ``Chunk.meta``), then ``ref_doc_id``, the title, the text's change notes
-  (``options={"location_keys": ...}`` changes the keys); a version found so is written
-  back under the version key of the returned node. ``start_char_idx``/``end_char_idx`` are the
-  offsets the core merges adjacent chunks by. Every other metadata key travels in
-  ``Chunk.meta`` (so ``acl`` and scope keys reach the admit stage).
-* Out: a deep copy of the input node (the caller's node is never touched), text replaced
-  when the core merged, excerpted or cleaned it, metadata extended with the status label
-  and the ``assembly_*`` facts, which are hidden from the LLM and embedding views.
+* ``node.node_id`` is the chunk id, ``get_content(MetadataMode.NONE)`` its text,
+  ``start_char_idx``/``end_char_idx`` the offsets the core merges neighbours by (the
+  adapters' default ``merge_gap``, :data:`~ctxassembly.metadata.ADJACENT_GAP`, bridges the
+  whitespace a splitter drops between its chunks), and ``NodeWithScore.score`` its score
+  (``None`` stays ``None``: the core's ``none_score`` policy ranks such chunks by
+  incoming order and the question's words).
+* doc id, title, section, version and date come from metadata keys
+  (:class:`~ctxassembly.metadata.MetadataKeys`); the doc id falls back to ``ref_doc_id``.
+  Every metadata key travels in ``Chunk.meta`` (``file_path`` / ``url`` carry versions,
+  ``acl`` reaches the admit stage). A value the core cannot use drops that node with the
+  fate ``input``/``invalid``, never the call.
+* Nodes without offsets that a splitter linked as neighbours (``prev``/``next``
+  relationships, both among the candidates, same document) are placed one character
+  apart in their chain's order, so the core merges them as it merges splitter neighbours
+  (see :func:`place_linked`); these positions are not written back to the nodes.
+* Out: a deep copy of the input node (the caller's node is never touched), its text
+  replaced when the core merged, excerpted or cleaned it, its score the retriever's
+  (``score_from="assembly"``: the assembly's), its metadata extended with the labels the
+  LLM reads (a version the core found in a path or URL, the status) and the
+  ``assembly_*`` facts, which are hidden from the LLM and embedding views.
 """
 
 from __future__ import annotations
 
 import copy
-import datetime as dt
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from llama_index.core.schema import BaseNode, ImageNode, MetadataMode, Node, NodeWithScore, TextNode
 
+from ctxassembly import metadata as convention
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ChunkError
+from ctxassembly.metadata import OUTPUT_KEYS, MetadataKeys, ScoreFrom
 from ctxassembly.report import Report
 
-__all__ = ["INTERNAL_KEYS", "MetadataKeys", "compact", "node_text", "nodes_to_chunks", "to_nodes"]
-
-#: metadata keys the adapter adds besides the status label; never shown to the LLM or embedded
-INTERNAL_KEYS = (
-    "assembly_position",
-    "assembly_relevance_rank",
-    "assembly_retriever_score",
-    "assembly_merged_from",
-    "assembly_duplicates",
-    "assembly_conflicts_with",
-    "assembly_flags",
-    "assembly_version_from",
-    "assembly_report",
-)
-# chunk.meta key -> node metadata key, for the facts that exist only on some chunks
-_LIST_FACTS = {
-    "merged_from": "assembly_merged_from",
-    "duplicates": "assembly_duplicates",
-    "conflicts_with": "assembly_conflicts_with",
-    "flags": "assembly_flags",
-}
-
-
-@dataclass(frozen=True)
-class MetadataKeys:
-    """Which node metadata keys hold the chunk labels, and where the status label goes."""
-
-    version: str = "version"
-    title: str = "title"
-    section: str = "section"
-    date: str = "date"
-    doc_id: str = "doc_id"
-    status: str = "status"
-
-    def labels(self) -> tuple[str, ...]:
-        """The keys the LLM sees, in the order it sees them (the core's label order)."""
-        return (self.title, self.section, self.version, self.date, self.status)
+__all__ = ["MetadataKeys", "node_text", "nodes_to_chunks", "to_nodes"]
 
 
 def node_text(node: BaseNode) -> str:
@@ -97,7 +64,7 @@ def node_text(node: BaseNode) -> str:
 def nodes_to_chunks(nodes: Sequence[NodeWithScore], keys: MetadataKeys) -> list[dict[str, Any]]:
     """Chunk records (the mapping :meth:`Chunk.from_dict` reads) for ``nodes``, in order.
 
-    The core validates them; its errors name the field and the node id.
+    The core validates them: a malformed one is a decision naming the field and the node.
 
     :raises ChunkError: an item that is not a ``NodeWithScore``, or a node without text.
     """
@@ -108,39 +75,62 @@ def nodes_to_chunks(nodes: Sequence[NodeWithScore], keys: MetadataKeys) -> list[
                 f"expected a NodeWithScore, got {type(item).__name__}", field="<node>", chunk=f"at index {i}"
             )
         node = item.node
-        meta = dict(node.metadata)
-        # Missing metadata is no error: a chunk without a version is "unversioned" (kept,
-        # never compared), one without a doc id cannot merge and is its own family.
-        fields = {name: meta.pop(getattr(keys, name), None) for name in ("version", "title", "section", "date")}
-        doc_id = meta.pop(keys.doc_id, None)
-        fields["doc_id"] = doc_id if doc_id is not None else node.ref_doc_id
-        if isinstance(fields["date"], (dt.date, dt.datetime)):
-            fields["date"] = fields["date"].isoformat()  # the label the model reads is ISO 8601
-        records.append(
-            {
-                "id": node.node_id,
-                "text": node_text(node),
-                "score": item.score,
-                **fields,
-                "start": getattr(node, "start_char_idx", None),
-                "end": getattr(node, "end_char_idx", None),
-                "meta": meta,
-            }
-        )
-    return records
+        native = {
+            "id": node.node_id,
+            "score": item.score,
+            "start": getattr(node, "start_char_idx", None),
+            "end": getattr(node, "end_char_idx", None),
+        }
+        fallback = {"doc_id": node.ref_doc_id}
+        records.append(convention.to_record(node.metadata, node_text(node), keys, native=native, fallback=fallback))
+    return place_linked(nodes, records)
 
 
-def compact(report: Report) -> dict[str, Any]:
-    """The part of the report every returned node carries: counts, not decisions."""
-    return {
-        "budget": report.budget,
-        "target_version": report.target_version,
-        "tokens_before": report.tokens_before,
-        "tokens_after": report.tokens_after,
-        "kept": len(report.kept),
-        "dropped": len(report.dropped),
-        "reasons": dict(report.reasons),
+#: between two chains of linked nodes of one document: their distance is unknown, so far
+#: more than any merge gap (they never merge; within a chain the order is the splitter's)
+_CHAIN_SPACING = 1_000_000
+
+
+def place_linked(nodes: Sequence[NodeWithScore], records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Offsets for the nodes whose only adjacency is their ``prev``/``next`` relationships.
+
+    The core merges by ``doc_id`` and offsets alone (it knows no framework type). A node
+    without ``start_char_idx`` that is the ``next`` of another such node of the same
+    document among the candidates gets ``start`` one character after that one's ``end``
+    (a splitter's neighbours are that close; the merge bridges the gap with a blank line).
+    Only documents with no offsets at all among the candidates are placed, so positions
+    never mix with real ones. Returns ``records`` with those offsets set.
+    """
+    with_offsets = {r.get("doc_id") for r in records if "start" in r}
+    eligible = {
+        item.node.node_id: i
+        for i, item in enumerate(nodes)
+        if "start" not in records[i] and records[i].get("doc_id") not in (None, *with_offsets)
     }
+    after: dict[int, int] = {}  # position -> position of its linked next neighbour
+    for i in eligible.values():
+        node = nodes[i].node
+        for info, forward in ((node.next_node, True), (node.prev_node, False)):
+            j = eligible.get(info.node_id) if info is not None else None
+            if j is None or j == i or records[j].get("doc_id") != records[i].get("doc_id"):
+                continue
+            after.setdefault(*((i, j) if forward else (j, i)))
+    followers = set(after.values())
+    done: set[int] = set()
+    ends: dict[Any, int] = {}  # doc_id -> where its next chain may start
+    for head in sorted(i for i in after if i not in followers):
+        doc_id = records[head]["doc_id"]
+        position = ends.get(doc_id, 0)
+        link: int | None = head
+        while link is not None and link not in done:
+            i = link
+            done.add(i)
+            length = len(records[i]["text"])
+            records[i] = {**records[i], "start": position, "end": position + length}
+            position += length + 1
+            link = after.get(i)
+        ends[doc_id] = position + _CHAIN_SPACING
+    return records
 
 
 def to_nodes(
@@ -149,6 +139,7 @@ def to_nodes(
     report: Report,
     keys: MetadataKeys,
     *,
+    score_from: ScoreFrom = "retriever",
     labels_only: bool = True,
     text_template: str | None = None,
     metadata_template: str | None = None,
@@ -158,56 +149,43 @@ def to_nodes(
     ``chunk.index`` is the input position the core kept for every chunk, merged ones
     included (a merged chunk is its best-ranked part with the joined text).
     """
-    summary = compact(report)
+    call = convention.summary(report)
+    visible = set(keys.labels())
     out = []
     for position, chunk in enumerate(chunks):
         if chunk.index is None:
             raise RuntimeError(f"chunk {chunk.id!r} lost its input index in the core")
-        node = _copy(nodes[chunk.index].node)
         original = nodes[chunk.index]
+        node = _copy(original.node)
         if chunk.text != node_text(original.node):  # merged, excerpted or cleaned by the core
             node.set_content(chunk.text)
             node.embedding = None  # it embedded the old text
-            if isinstance(node, TextNode):
+            if isinstance(node, TextNode) and node.start_char_idx is not None:
                 node.start_char_idx, node.end_char_idx = chunk.start, chunk.end
-        node.metadata = _metadata(node.metadata, chunk, position, summary, keys)
-        visible = set(keys.labels())
+        meta = dict(node.metadata)
+        if chunk.version is not None and meta.get(keys.version[0]) is None:
+            # the core found the version in the file path, URL, title or text: the label it
+            # counted against the budget is the one the LLM reads
+            meta[keys.version[0]] = chunk.version
+        if chunk.meta.get("status") is not None:
+            meta[keys.status] = chunk.meta["status"]
+        meta.update(convention.facts(chunk, position, report, call, original.score))
+        # labels first, in the core's order, so the LLM view reads like the core's labels
+        first = {k: meta[k] for k in keys.labels() if k in meta}
+        node.metadata = {**first, **{k: v for k, v in meta.items() if k not in first}}
         if labels_only:
             # What the LLM reads is what the core counted against the budget: the labels.
             node.excluded_llm_metadata_keys = [k for k in node.metadata if k not in visible]
         else:
-            node.excluded_llm_metadata_keys = _union(node.excluded_llm_metadata_keys, INTERNAL_KEYS)
-        node.excluded_embed_metadata_keys = _union(node.excluded_embed_metadata_keys, (*INTERNAL_KEYS, keys.status))
-        if text_template is not None:
+            node.excluded_llm_metadata_keys = _union(node.excluded_llm_metadata_keys, OUTPUT_KEYS)
+        node.excluded_embed_metadata_keys = _union(node.excluded_embed_metadata_keys, (*OUTPUT_KEYS, keys.status))
+        if text_template is not None and isinstance(node, (TextNode, Node)):  # the node kinds that have one
             node.text_template = text_template
         if metadata_template is not None:
             node.metadata_template = metadata_template
-        out.append(NodeWithScore(node=node, score=chunk.score))
+        score = original.score if score_from == "retriever" else chunk.score
+        out.append(NodeWithScore(node=node, score=score))
     return out
-
-
-def _metadata(
-    old: Mapping[str, Any], chunk: Chunk, position: int, summary: dict[str, Any], keys: MetadataKeys
-) -> dict[str, Any]:
-    meta = dict(old)
-    if chunk.version is not None and meta.get(keys.version) is None:
-        # the core found the version in the file path, URL, title or text: the label it
-        # counted against the budget is the one the LLM reads
-        meta[keys.version] = chunk.version
-    if chunk.meta.get("status") is not None:
-        meta[keys.status] = chunk.meta["status"]
-    meta["assembly_position"] = position
-    meta["assembly_relevance_rank"] = chunk.meta.get("relevance_rank")
-    meta["assembly_retriever_score"] = chunk.meta.get("retriever_score", chunk.score)
-    if chunk.meta.get("version_from") is not None:
-        meta["assembly_version_from"] = chunk.meta["version_from"]  # field / path / title / text
-    for src, dst in _LIST_FACTS.items():
-        if chunk.meta.get(src):
-            meta[dst] = list(chunk.meta[src])
-    meta["assembly_report"] = dict(summary)
-    # labels first, in the core's order, so the LLM view reads like the core's labels
-    first = {k: meta[k] for k in keys.labels() if k in meta}
-    return {**first, **{k: v for k, v in meta.items() if k not in first}}
 
 
 def _copy(node: BaseNode) -> BaseNode:

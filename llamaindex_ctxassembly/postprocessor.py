@@ -19,35 +19,40 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from llama_index.core.bridge.pydantic import Field, PrivateAttr, field_validator
+from llama_index.core.bridge.pydantic import ConfigDict, Field, PrivateAttr, field_validator
 from llama_index.core.instrumentation import get_dispatcher
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
-from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
+from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from ctxassembly.assembler import Assembled, Assembler
 from ctxassembly.errors import ConfigError
-from ctxassembly.render import SEPARATOR
-from ctxassembly.report import Decision, Report
+from ctxassembly.metadata import (
+    MetadataKeys,
+    ScoreFrom,
+    assembly_options,
+    check_budget,
+)
+from ctxassembly.report import Report
 from ctxassembly.stages.arrange import Order
 from llamaindex_ctxassembly.events import ContextAssemblyEvent
-from llamaindex_ctxassembly.mapping import MetadataKeys, compact, nodes_to_chunks, to_nodes
+from llamaindex_ctxassembly.mapping import nodes_to_chunks, to_nodes
 
 __all__ = ["ContextAssemblyPostprocessor"]
 
 dispatcher = get_dispatcher(__name__)
 
-# fields that configure the Assembler: changing one after construction rebuilds it
-_ASSEMBLER_FIELDS = frozenset({"order", "reranker", "embedder", "options"})
-_OWN_FIELDS = frozenset({"budget", "target_version", "order", "reranker", "embedder"})
+# fields that are assembly options; assigning one of them (or ``options``) rebuilds the Assembler
+_FIELDS_AS_OPTIONS = ("order", "reranker", "embedder")
 
 
 class ContextAssemblyPostprocessor(BaseNodePostprocessor):
     """Filter, de-duplicate, version-check, merge, budget, order and label retrieved nodes.
 
-    The returned nodes are copies (the caller's nodes are never changed). Their metadata
-    gains ``status`` (``current``, ``unversioned``; ``superseded``/``other_version`` under
-    ``version_policy="label"``) and the ``assembly_*`` facts (position, relevance rank,
-    retriever score, merged_from, duplicates, conflicts_with, flags, a compact report).
+    The returned nodes are copies (the caller's nodes are never changed) and keep the
+    retriever's score (``score_from="assembly"``: the assembly's). Their metadata gains
+    ``status`` (``current``, ``unversioned``; ``superseded``/``other_version`` under
+    ``version_policy="label"``) and the ``assembly_*`` facts of
+    :mod:`ctxassembly.metadata`, the convention the LangChain adapter shares.
     The LLM view shows only the labels (title, section, version, date, status) unless
     ``labels_only=False``; the ``assembly_*`` keys are never shown or embedded.
 
@@ -63,7 +68,12 @@ class ContextAssemblyPostprocessor(BaseNodePostprocessor):
     :param reranker: passed to ``Assembler(reranker=...)`` when not ``None``.
     :param embedder: passed to ``Assembler(embedder=...)`` when not ``None``.
     :param options: any other :class:`ctxassembly.Assembler` keyword option.
-    :raises ConfigError: an unknown or invalid option (the message lists valid ones).
+    :param keys: which metadata keys feed which chunk field, and the key the status
+        label is written to (:class:`ctxassembly.metadata.MetadataKeys`).
+    :param score_from: ``retriever`` (default) or ``assembly``: the score returned nodes carry.
+    :raises pydantic.ValidationError: a bad field (a budget that is not a positive int,
+        ``"1500"`` included), an unknown field, an unknown option, or an option given both
+        as a field and in ``options`` (the message lists the valid options).
     """
 
     budget: int = Field(description="Token budget of the assembled context.")
@@ -72,67 +82,47 @@ class ContextAssemblyPostprocessor(BaseNodePostprocessor):
     reranker: Any = Field(default=None, exclude=True, description="Assembler reranker (optional).")
     embedder: Any = Field(default=None, exclude=True, description="Assembler embedder (optional).")
     options: dict[str, Any] = Field(default_factory=dict, description="Other ctxassembly.Assembler options.")
-    version_key: str = Field(default="version", description="Metadata key of the version label.")
-    title_key: str = Field(default="title", description="Metadata key of the title label.")
-    section_key: str = Field(default="section", description="Metadata key of the section label.")
-    date_key: str = Field(default="date", description="Metadata key of the date label.")
-    doc_id_key: str = Field(default="doc_id", description="Metadata key of the document id (else ref_doc_id).")
-    status_key: str = Field(default="status", description="Metadata key the status label is written to.")
+    keys: MetadataKeys = Field(default_factory=MetadataKeys, description="Metadata keys of the chunk fields.")
+    score_from: ScoreFrom = Field(default="retriever", description="Score of returned nodes: retriever or assembly.")
     labels_only: bool = Field(default=True, description="Show the LLM only the label keys of the metadata.")
     text_template: str | None = Field(default=None, description="text_template set on returned nodes.")
     metadata_template: str | None = Field(default=None, description="metadata_template set on returned nodes.")
+
+    model_config = ConfigDict(extra="forbid")
 
     _assembler: Assembler = PrivateAttr()
     _last_report: Report | None = PrivateAttr(default=None)
 
     @field_validator("budget", mode="before")
     @classmethod
-    def _check_budget(cls, value: object) -> object:
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"budget must be a positive int (tokens), got {value!r}")
-        return value
+    def _check_budget(cls, value: object) -> int:
+        return check_budget(value)
 
-    def __init__(self, **data: Any) -> None:
-        super().__init__(**data)
-        # built here, not in a validator, so ConfigError reaches the caller unwrapped
-        self._assembler = self._build()
+    def model_post_init(self, context: Any, /) -> None:
+        self._assembler = self._build()  # a bad option fails at construction
 
     def __setattr__(self, name: str, value: Any) -> None:
         super().__setattr__(name, value)
-        if name in _ASSEMBLER_FIELDS:
+        if name in (*_FIELDS_AS_OPTIONS, "options"):
             self._assembler = self._build()
 
     def _build(self) -> Assembler:
-        clash = sorted(_OWN_FIELDS & set(self.options))
-        if clash:
-            raise ConfigError(f"options {clash} are fields of ContextAssemblyPostprocessor; pass them as fields")
-        kwargs: dict[str, Any] = {"order": self.order, **self.options}
-        # reranker/embedder are Assembler options only in newer cores: pass them when set
-        if self.reranker is not None:
-            kwargs["reranker"] = self.reranker
-        if self.embedder is not None:
-            kwargs["embedder"] = self.embedder
-        return Assembler(**kwargs)  # an unknown name is the core's UnknownOption, listing the valid ones
+        fields = {k: getattr(self, k) for k in _FIELDS_AS_OPTIONS}
+        return Assembler(assembly_options(fields, self.options, owner="ContextAssemblyPostprocessor"))
 
     @classmethod
     def class_name(cls) -> str:
         return "ContextAssemblyPostprocessor"
 
     @property
+    def assembler(self) -> Assembler:
+        """The core Assembler every call runs (built from the fields and ``options``)."""
+        return self._assembler
+
+    @property
     def last_report(self) -> Report | None:
         """The report of the most recent call (``None`` before the first)."""
         return self._last_report
-
-    @property
-    def keys(self) -> MetadataKeys:
-        return MetadataKeys(
-            version=self.version_key,
-            title=self.title_key,
-            section=self.section_key,
-            date=self.date_key,
-            doc_id=self.doc_id_key,
-            status=self.status_key,
-        )
 
     def _postprocess_nodes(
         self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
@@ -164,11 +154,11 @@ class ContextAssemblyPostprocessor(BaseNodePostprocessor):
             nodes,
             assembled.report,
             self.keys,
+            score_from=self.score_from,
             labels_only=self.labels_only,
             text_template=self.text_template,
             metadata_template=self.metadata_template,
         )
-        out = self._fit(out, [c.index for c in assembled.chunks], assembled.report)
         self._last_report = assembled.report
         event = ContextAssemblyEvent(
             question=assembled.question,
@@ -176,50 +166,6 @@ class ContextAssemblyPostprocessor(BaseNodePostprocessor):
             node_ids=[n.node.node_id for n in out],
         )
         return out, event
-
-    def _fit(self, out: list[NodeWithScore], indices: list[int | None], report: Report) -> list[NodeWithScore]:
-        """Keep the budget on what LlamaIndex shows the LLM, not only on what the core counted.
-
-        The core counts its own labelled blocks; the LLM view is the node's template.
-        With the defaults the view is the shorter of the two, so nothing happens; a
-        longer ``text_template`` or ``labels_only=False`` can make it longer, and then the
-        lowest-ranked nodes leave with reason ``over_budget`` at stage ``llamaindex``.
-        """
-        count = self._assembler.count_tokens
-        limit = self.budget - sum(getattr(s, "reserve", 0) for s in self._assembler.stages)
-        kept = list(zip(out, indices, strict=True))
-        dropped = False
-        while kept:
-            tokens = count(SEPARATOR.join(n.node.get_content(metadata_mode=MetadataMode.LLM) for n, _ in kept))
-            if tokens <= limit:
-                report.note("llamaindex", "llm_view", tokens=tokens, limit=limit)
-                break
-            worst = max(range(len(kept)), key=lambda i: _rank(kept[i][0], i))
-            _, index = kept.pop(worst)
-            gone = report.decisions[_checked(index)]
-            report.decisions[gone.index] = Decision(
-                gone.index, gone.id, "llamaindex", "over_budget", {"why": "the node's LLM view is over budget"}
-            )
-            dropped = True
-        if dropped:
-            summary = compact(report)
-            for position, (n, index) in enumerate(kept):
-                d = report.decisions[_checked(index)]
-                report.decisions[d.index] = Decision(d.index, d.id, d.stage, d.reason, d.detail, position)
-                n.node.metadata["assembly_position"] = position
-                n.node.metadata["assembly_report"] = summary
-        return [n for n, _ in kept]
-
-
-def _checked(index: int | None) -> int:
-    if index is None:
-        raise RuntimeError("an assembled chunk lost its input index in the core")
-    return index
-
-
-def _rank(node: NodeWithScore, fallback: int) -> int:
-    rank = node.node.metadata.get("assembly_relevance_rank")
-    return fallback if rank is None else int(rank)
 
 
 def _question(query_bundle: QueryBundle | None) -> str:

@@ -456,10 +456,10 @@ docs = retriever.invoke(question)
 pd.DataFrame(
     [
         {
-            "position": d.metadata["ctxassembly"]["position"],
+            "position": d.metadata["assembly_position"],
             "id": d.id,
             "version": d.metadata["version"],
-            "status": d.metadata["ctxassembly"]["status"],
+            "status": d.metadata["assembly_status"],
             "section": d.metadata["section"],
         }
         for d in docs

@@ -44,7 +44,7 @@ def _check_output(out: list[Document], version: str, compressor: ContextAssembly
     report = compressor.last_report
     assert report is not None
     assert [d.id for d in out] == [k.id for k in report.kept]  # Document.id preserved, in context order
-    assert all(d.id is not None and d.id == d.metadata["ctxassembly"]["chunk_id"] for d in out)
+    assert all(d.id is not None and d.id == d.metadata["assembly_chunk_id"] for d in out)
 
 
 def _check_event(collector: Any, n_inputs: int) -> None:
@@ -88,8 +88,8 @@ def test_input_documents_are_not_mutated(vector_store: InMemoryVectorStore) -> N
     before = copy.deepcopy(docs)
     out = ContextAssemblyCompressor(budget=BUDGET).compress_documents(docs, question)
     assert docs == before
-    assert all("ctxassembly" not in d.metadata for d in docs)
-    assert all("ctxassembly" in d.metadata for d in out)
+    assert all("assembly_position" not in d.metadata for d in docs)
+    assert all("assembly_position" in d.metadata for d in out)
 
 
 @pytest.fixture(scope="module")
@@ -116,7 +116,7 @@ def test_inside_document_compressor_pipeline(
     assert out
     assert {d.metadata["version"] for d in out} == {version}
     assert count_tokens(compressor.format_documents(out)) <= BUDGET
-    assert all(d.metadata["ctxassembly"]["status"] == "current" for d in out)
+    assert all(d.metadata["assembly_status"] == "current" for d in out)
     ((name, data, _),) = collector.events  # the pipeline hands its callbacks on
     assert name == REPORT_EVENT
     base_docs = _retriever(vector_store).invoke(question)

@@ -7,9 +7,8 @@ import datetime as dt
 import numpy as np
 import pytest
 from langchain_core.documents import Document
-from pydantic import ValidationError
 
-from ctxassembly.errors import ChunkError
+from ctxassembly.errors import ChunkError, ConfigError
 from langchain_ctxassembly.mapping import MetadataKeys, to_chunk, to_chunks, to_documents
 
 pytestmark = pytest.mark.unit
@@ -112,9 +111,9 @@ def test_position_id_uses_the_given_position() -> None:
 @pytest.mark.parametrize(
     ("content", "match"),
     [
-        (123, r"document 1 \(id 'b'\): field 'page_content': expected str, got int"),
-        (b"raw", r"document 1 \(id 'b'\): field 'page_content': expected str, got bytes; decode it first"),
-        (None, r"document 1 \(id 'b'\): field 'page_content': expected str, got NoneType"),
+        (123, r"chunk 'b': field 'text': expected str, got int"),
+        (b"raw", r"chunk 'b': field 'text': got bytes; decode it first"),
+        (None, r"chunk 'b': field 'text': missing \(expected a string\)"),
     ],
 )
 def test_non_string_page_content_names_field_and_document(content: object, match: str) -> None:
@@ -126,21 +125,11 @@ def test_non_string_page_content_names_field_and_document(content: object, match
 @pytest.mark.parametrize(
     ("metadata", "match"),
     [
-        (
-            {"title": {"en": "T"}},
-            r"document 0 \(id None\): field 'title': expected str or None, got dict \{'en': 'T'\} "
-            r"\(from metadata key 'title'\)",
-        ),
-        (
-            {"relevance_score": "high"},
-            r"field 'score': expected a number or None, got str 'high' \(from metadata key 'relevance_score'\)",
-        ),
-        ({"score": float("nan")}, r"field 'score': got NaN; pass None for 'no score' \(from metadata key 'score'\)"),
-        (
-            {"start_index": "10"},
-            r"field 'start': expected a non-negative int or None, got '10' \(from metadata key 'start_index'\)",
-        ),
-        ({"start": 10, "end": 4}, r"field 'end': end 4 is before start 10 \(from metadata key 'end'\)"),
+        ({"title": {"en": "T"}}, r"chunk '#0': field 'title': expected str or None, got dict \{'en': 'T'\}"),
+        ({"relevance_score": "high"}, r"chunk '#0': field 'score': expected a number or None, got str 'high'"),
+        ({"score": float("nan")}, r"field 'score': got NaN; pass None for 'no score'"),
+        ({"start_index": "10"}, r"field 'start': expected a non-negative int or None, got '10'"),
+        ({"start": 10, "end": 4}, r"field 'end': end 4 is before start 10"),
         ({1: "x"}, r"field 'meta': metadata keys must be strings, got int 1"),
     ],
 )
@@ -151,7 +140,7 @@ def test_bad_metadata_names_document_field_and_key(metadata: dict[object, object
 
 def test_non_documents_are_rejected_by_position() -> None:
     with pytest.raises(
-        ChunkError, match=r"document 1: field '<document>': expected a langchain_core Document, got dict"
+        ChunkError, match=r"chunk document 1: field '<document>': expected a langchain_core Document, got dict"
     ):
         to_chunks([Document(page_content="a"), {"page_content": "b"}])  # type: ignore[list-item]
 
@@ -166,10 +155,10 @@ def test_empty_input_gives_no_chunks() -> None:
 
 
 def test_metadata_keys_validation() -> None:
-    with pytest.raises(ValidationError, match="give at least one metadata key"):
+    with pytest.raises(ConfigError, match=r"MetadataKeys.version: expected a metadata key \(str\) or a non-empty"):
         MetadataKeys(version=())
-    with pytest.raises(ValidationError, match="Extra inputs are not permitted"):
-        MetadataKeys(versoin="v")  # type: ignore[call-arg]
+    with pytest.raises(ConfigError, match=r"MetadataKeys has no field\(s\) \['versoin'\]; valid: id, doc_id"):
+        MetadataKeys.from_mapping({"versoin": "v"})
 
 
 def test_to_documents_refuses_chunks_without_an_input_index() -> None:
@@ -184,8 +173,7 @@ def test_public_surface() -> None:
     import langchain_ctxassembly
 
     assert sorted(langchain_ctxassembly.__all__) == sorted([
-        "METADATA_KEY", "PROMPT", "REPORT_EVENT", "ContextAssemblyCompressor", "MetadataKeys",
+        "PROMPT", "REPORT_EVENT", "ContextAssemblyCompressor", "MetadataKeys",
         "build_chain", "format_documents", "render_documents", "to_chunks", "to_documents",
     ])  # fmt: skip
-    assert langchain_ctxassembly.METADATA_KEY == "ctxassembly"
     assert langchain_ctxassembly.REPORT_EVENT == "ctxassembly_report"

@@ -26,10 +26,10 @@ def docs() -> list[Document]:
 def test_version_only_in_source_question_names_it() -> None:
     out = ContextAssemblyCompressor(budget=300).compress_documents(docs(), "Which PostgreSQL does Django 4.2 support?")
     assert [d.id for d in out] == ["4.2-db"]
-    facts = out[0].metadata["ctxassembly"]
-    assert facts["report"]["target_version"] == "4.2"
-    assert facts["labels"]["version"] == "4.2"
-    assert facts["version_from"] == "path"
+    facts = out[0].metadata
+    assert facts["assembly_report"]["target_version"] == "4.2"
+    assert facts["assembly_labels"]["version"] == "4.2"
+    assert facts["assembly_version_from"] == "path"
     assert out[0].metadata["source"] == URL.format(v="4.2")  # the caller's metadata, untouched
 
 
@@ -38,4 +38,4 @@ def test_version_only_in_source_latest_per_page() -> None:
     # document identity must not, or every version would be "current"
     out = ContextAssemblyCompressor(budget=300).compress_documents(docs(), "Which PostgreSQL is supported?")
     assert [d.id for d in out] == ["5.2-db"]
-    assert out[0].metadata["ctxassembly"]["decision"]["reason"] == "kept"
+    assert out[0].metadata["assembly_decision"]["reason"] == "kept"
