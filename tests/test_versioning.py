@@ -7,6 +7,7 @@ Shapes as loaders write them: a web loader's ``source`` URL, a directory reader'
 import pytest
 
 from ctxassembly import ConfigError, VersionFilter, assemble
+from ctxassembly.render import parse
 from ctxassembly.versioning import canonical, ceilings_in, floors_in, mentions_in, resolve_all, same_version
 from tests.conftest import chunks, context, fates
 
@@ -228,6 +229,22 @@ def test_text_only_variants_stay_adjacent_and_labelled_as_a_conflict():
     assert by_id["a"].meta["conflicts_with"] == ("b",)
     assert by_id["b"].meta["conflicts_with"] == ("a",)
     assert res.report.fate(2).kept
+    # labelled where the model reads: both blocks say they conflict, the unrelated one not
+    assert {c.id: c.meta["status"] for c in res.chunks} == {"a": "conflicting", "b": "conflicting", "x": "unversioned"}
+    blocks = parse(res.text)
+    assert [(b["id"], b["status"]) for b in blocks if b["id"] in "ab"] == [("a", "conflicting"), ("b", "conflicting")]
+    assert res.report.tokens_after <= 500
+    note = next(n for n in res.report.notes if n["event"] == "conflicting")
+    assert note["chunks"] == [["a", "b"], ["b", "a"]]
+    # in every order the pair stays side by side, labelled; with one of them cut, no label
+    for order in ("bookend", "edges", "reading"):
+        res = assemble("How long is the session cookie age?", cands, budget=500, order=order)
+        ids = [c.id for c in res.chunks]
+        assert abs(ids.index("a") - ids.index("b")) == 1
+        assert 'status="conflicting"' in res.text
+    res = assemble("How long is the session cookie age?", cands, budget=130, order="relevance")
+    assert [c.id for c in res.chunks] == ["a"]
+    assert res.chunks[0].meta["status"] == "unversioned"
 
 
 def test_report_names_each_chunks_version_and_source():
