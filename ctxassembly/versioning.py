@@ -60,6 +60,7 @@ __all__ = [
     "mentions_in",
     "resolve_all",
     "same_version",
+    "subjects_in",
     "versions_in",
 ]
 
@@ -115,6 +116,8 @@ class Resolved:
     oldest version the text announces a change for ("will be removed in 6.0"): the text
     predates it. ``subject`` is a dotted version naming the page itself in its location
     (``.../releases/4.2/``): the page is about that version, whatever its docs version.
+    ``about`` are the versions the text itself describes ("Acme 4.2 supports ..."; see
+    :func:`subjects_in`).
     """
 
     version: str | None = None
@@ -126,6 +129,7 @@ class Resolved:
     cues: tuple[str, ...] = ()
     ceiling: str | None = None
     subject: str | None = None
+    about: tuple[str, ...] = ()
 
 
 def versions_in(text: str) -> list[str]:
@@ -202,6 +206,27 @@ def mentions_in(text: str, names: Iterable[str]) -> tuple[str, ...]:
             continue
         out.extend(m.group(1) for m in pattern.finditer(sentence))
     return tuple(dict.fromkeys(out))
+
+
+def subjects_in(text: str, names: Iterable[str]) -> tuple[str, ...]:
+    """Versions a sentence of the text is about: it opens with one of ``names`` and a
+    version, then a verb in the present ("Acme 4.2 supports PostgreSQL 12 and higher.",
+    "Acme 4.2.1 fixes several bugs", "Acme 5.0 is ..."). Release notes speak so of their
+    own release; a reference page of another version speaks of itself without a number."""
+    names = [n for n in names if n]
+    if not names:
+        return ()
+    pattern = _subject_pattern(tuple(sorted({n.casefold() for n in names})))
+    return tuple(dict.fromkeys(m.group(1) for m in pattern.finditer(text)))
+
+
+@lru_cache(maxsize=64)
+def _subject_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
+    alternatives = "|".join(re.escape(n) for n in names)
+    return re.compile(
+        rf"(?:^|(?<=[.!?:])[ \t]+|\n[ \t]*)(?i:{alternatives})[ \t]+v?(\d+(?:\.\d+){{1,3}})[ \t]+"
+        r"(?:(?:also|now|officially)[ \t]+)?(?:is|has|[a-z]+[^s\W]s)\b"
+    )
 
 
 @lru_cache(maxsize=64)
@@ -458,7 +483,8 @@ def _resolve_one(
         if known or future:
             floor = max(known, key=_floor_key) if known else None
             ceiling = min(future, key=_floor_key) if future else None
-            return Resolved(None, "text", "text", floor or ceiling, document, floor, cues, ceiling)
+            about = subjects_in(c.text, names)
+            return Resolved(None, "text", "text", floor or ceiling, document, floor, cues, ceiling, about=about)
     return Resolved(document=document)
 
 

@@ -44,7 +44,7 @@ from packaging.version import InvalidVersion, Version
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
 from ctxassembly.stages.base import Context
-from ctxassembly.text import jaccard, normalize, shingles
+from ctxassembly.text import facts, jaccard, normalize, shingles
 from ctxassembly.versioning import (
     DEV_ALIASES,
     LOCATION_KEYS,
@@ -244,7 +244,10 @@ class VersionFilter:
             if target is not None:
                 spellings = [p for p in present if matches(p, target)] or [target]
                 why = f"the question names {target}; candidates carry {', '.join(spellings)}"
-            else:
+            elif not present:
+                # only where no candidate carries a version: a text saying "New in 9.9" must
+                # not make 9.9 the target over versions real metadata gives (it would drop
+                # every one of them as superseded)
                 cues = {cue for r in resolved for cue in r.cues}
                 target = next((n for n in versions_in(ctx.question) if any(same_version(c, n) for c in cues)), None)
                 how = "question (matched to the text's change notes)"
@@ -307,7 +310,7 @@ class VersionFilter:
         for i, (chunk, r) in enumerate(zip(chunks, resolved, strict=True)):
             c = _labelled(chunk, r)
             if not r.version:
-                fates.append((c, *_text_fate(r, text_target, lacking.get(i))))
+                fates.append((c, *_text_fate(r, text_target, lacking.get(i), named)))
                 continue
             want = target if target is not None else latest[r.document]
             pair = (r.version, want)
@@ -327,6 +330,13 @@ class VersionFilter:
                     continue
             fates.append((c, "current", None))
             current.setdefault(r.document or c.id, c.id)
+        if text_target is not None:
+            for j, (witness, fact) in _contradicted(chunks, resolved, fates, text_target).items():
+                detail = {"contradicts": witness, "fact": fact, "from": "text", "target": text_target}
+                fates[j] = (fates[j][0], "other_version", detail)
+        if target is None and not latest:
+            for j, (newer, figure) in _outgrown(chunks, resolved, fates).items():
+                fates[j] = (fates[j][0], "superseded", {"newer_copy": newer, "figure": figure, "from": "text"})
         return self._apply(fates, resolved, current, ctx)
 
     def _apply(
@@ -364,25 +374,39 @@ class VersionFilter:
 
     @staticmethod
     def _lacking_note(chunks: list[Chunk], resolved: list[Resolved], target: str) -> dict[int, tuple[str, str]]:
-        """Unversioned chunks that are the passage of an anchor whose change note names the
-        target itself, without that note: the target's own docs carry the note, so such a
-        copy is another version's (older, or newer with the note pruned)."""
+        """Unversioned chunks that are the passage of an anchor whose change note holds at
+        the target, without that note: the target's own docs carry the note, so such a copy
+        is another version's (older, or newer with the note pruned). A note holds at the
+        target when it names the target itself ("versionchanged:: 5.1" for 5.1), or when it
+        announces a change for a later version ("will change ... in 5.0" for 4.2, from an
+        anchor no newer than the target): the docs drop such a note once the change is made."""
         anchors = []
         for i, r in enumerate(resolved):
-            if r.version is None:
-                for cue in r.cues:
-                    if same_version(cue, target):
-                        at = _cue_position(chunks[i].text, cue)
-                        if at is not None:
-                            anchors.append((i, cue, at))
-                        break
+            if r.version is not None:
+                continue
+            for cue in r.cues:
+                if same_version(cue, target):
+                    at = _cue_position(chunks[i].text, cue)
+                    if at is not None:
+                        anchors.append((i, cue, at))
+                    break
+            else:
+                pending = r.ceiling is not None and not _at_least(target, r.ceiling)
+                if pending and not (r.floor is not None and _newer(r.floor, target)):
+                    assert r.ceiling is not None
+                    at = _ceiling_position(chunks[i].text, r.ceiling)
+                    if at is not None:
+                        anchors.append((i, r.ceiling, at))
         if not anchors:
             return {}
         out: dict[int, tuple[str, str]] = {}
         anchor_ids = {i for i, _, _ in anchors}
+        notes = {cue for _, cue, _ in anchors}
         for j, r in enumerate(resolved):
             if r.version is not None or j in anchor_ids or any(same_version(c, target) for c in r.cues):
                 continue
+            if r.ceiling is not None and r.ceiling in notes:
+                continue  # it carries the pending note too
             text = chunks[j].text
             sj: frozenset[int] | None = None  # shingled only when some anchor's length allows
             for i, cue, at in anchors:
@@ -403,6 +427,95 @@ def _cue_position(text: str, cue: str) -> int | None:
     return m.start() if m is not None else None
 
 
+def _contradicted(
+    chunks: list[Chunk], resolved: list[Resolved], fates: list[tuple[Chunk, str, dict[str, str] | None]], target: str
+) -> dict[int, tuple[str, str]]:
+    """Text-only variants (the same passage with different numbers) that a text about the
+    target itself contradicts: when "Acme 4.2 supports X 10.4 and higher" is among the
+    candidates, of two copies "X 10.4 and higher" / "X 10.5 and higher" the one whose own
+    figures the witness never states, while the other's it does, is another version's.
+    -> {index: (witness id, the figure)}."""
+    witnesses = [
+        i
+        for i, r in enumerate(resolved)
+        if r.version is None and fates[i][1] == "unversioned" and any(same_version(v, target) for v in r.about)
+    ]
+    if not witnesses:
+        return {}
+    seen = {fact: chunks[i].id for i in witnesses for fact in facts(chunks[i].text) if fact.startswith("num:")}
+    open_ = [
+        j
+        for j, r in enumerate(resolved)
+        if r.version is None and fates[j][1] == "unversioned" and j not in witnesses and not r.about
+    ]
+    sh = {j: shingles(chunks[j].text) for j in open_}
+    figures = {j: {f for f in facts(chunks[j].text) if f.startswith("num:")} for j in open_}
+    out: dict[int, tuple[str, str]] = {}
+    for at, a in enumerate(open_):
+        for b in open_[at + 1 :]:
+            if jaccard(sh[a], sh[b], 0.6) < 0.6:
+                continue
+            only_a, only_b = figures[a] - figures[b], figures[b] - figures[a]
+            stated_a, stated_b = only_a & seen.keys(), only_b & seen.keys()
+            if stated_a and not stated_b:
+                fact = min(stated_a)
+                out.setdefault(b, (seen[fact], fact[4:]))
+            elif stated_b and not stated_a:
+                fact = min(stated_b)
+                out.setdefault(a, (seen[fact], fact[4:]))
+    return out
+
+
+_DOTTED = re.compile(r"\d+(?:\.\d+)+")
+
+
+def _outgrown(
+    chunks: list[Chunk], resolved: list[Resolved], fates: list[tuple[Chunk, str, dict[str, str] | None]]
+) -> dict[int, tuple[str, str]]:
+    """With no version named and none known: of two text-only copies of one passage that
+    differ only in version numbers ("supports Foo 3.21.0 and later" / "3.31.0 and later"),
+    every one of them higher in one copy, that copy is the newer: requirements and
+    supported releases only move up. -> {index of the older copy: (newer id, its figure)}."""
+    open_ = [j for j, r in enumerate(resolved) if r.version is None and fates[j][1] == "unversioned"]
+    figures = {j: {f[4:] for f in facts(chunks[j].text) if f.startswith("num:")} for j in open_}
+    open_ = [j for j in open_ if any(_DOTTED.fullmatch(f) for f in figures[j])]
+    sh = {j: shingles(chunks[j].text) for j in open_}
+    out: dict[int, tuple[str, str]] = {}
+    for at, a in enumerate(open_):
+        for b in open_[at + 1 :]:
+            only_a, only_b = figures[a] - figures[b], figures[b] - figures[a]
+            if not only_a or len(only_a) != len(only_b):
+                continue
+            if not all(_DOTTED.fullmatch(f) for f in (*only_a, *only_b)):
+                continue
+            if jaccard(sh[a], sh[b], 0.6) < 0.6:
+                continue
+            pairs = list(zip(sorted(only_a, key=version_key), sorted(only_b, key=version_key), strict=True))
+            if all(version_key(x) < version_key(y) for x, y in pairs):
+                out.setdefault(a, (chunks[b].id, pairs[0][1]))
+            elif all(version_key(x) > version_key(y) for x, y in pairs):
+                out.setdefault(b, (chunks[a].id, pairs[0][0]))
+    return out
+
+
+def _ceiling_position(text: str, ceiling: str) -> int | None:
+    """Where the note announcing the change for ``ceiling`` starts: its paragraph, with a
+    one-line paragraph right before it (a directive or a label such as "Deprecated:")."""
+    # "will" and then, in the same paragraph, "in [name] <ceiling>"
+    number = re.escape(ceiling)
+    m = re.search(rf"\bwill\b(?:(?!\n\s*\n).){{0,400}}?\bin\s+(?:[\w-]+\s+)?(?:``)?v?{number}\b", text, re.I | re.S)
+    if m is None:
+        return None
+    start = text.rfind("\n\n", 0, m.start())
+    if start < 0:
+        return 0
+    before = text.rfind("\n\n", 0, start)
+    head = text[before + 2 if before >= 0 else 0 : start]
+    if head.strip() and "\n" not in head.strip() and len(head.strip()) <= 60:
+        return before + 2 if before >= 0 else 0
+    return start + 2
+
+
 def _newest_note(chunks: list[Chunk], resolved: list[Resolved], latest: dict[str | None, str]) -> str | None:
     """The newest version change notes name, when no candidate carries a version; it must
     be named in two or more different texts (one planted note must not decide "current")."""
@@ -416,7 +529,9 @@ def _newest_note(chunks: list[Chunk], resolved: list[Resolved], latest: dict[str
     return max(confirmed, key=_key_cmp) if confirmed else None
 
 
-def _text_fate(r: Resolved, target: str | None, lacking: tuple[str, str] | None) -> tuple[str, dict[str, str] | None]:
+def _text_fate(
+    r: Resolved, target: str | None, lacking: tuple[str, str] | None, named: Iterable[str] = ()
+) -> tuple[str, dict[str, str] | None]:
     """The fate of a chunk with no version: its text's floor or ceiling against the target,
     or a copy lacking the target's own note; else kept ``unversioned``."""
     if target is None:
@@ -425,6 +540,12 @@ def _text_fate(r: Resolved, target: str | None, lacking: tuple[str, str] | None)
         return "other_version", {"floor": r.floor, "from": "text", "target": target}
     if r.ceiling is not None and _at_least(target, r.ceiling):
         return "superseded", {"ceiling": r.ceiling, "from": "text", "target": target}
+    if (
+        r.about
+        and not any(same_version(v, target) for v in r.about)
+        and not any(same_version(v, n) for v in r.about for n in named)
+    ):
+        return "other_version", {"describes": r.about[0], "from": "text", "target": target}
     if lacking is not None:
         return "other_version", {"lacks_note": lacking[0], "copy_of": lacking[1], "from": "text", "target": target}
     return "unversioned", None
