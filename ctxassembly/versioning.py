@@ -137,6 +137,7 @@ def versions_in(text: str) -> list[str]:
     return [m.group(1) for m in _IN_TEXT.finditer(text)]
 
 
+@lru_cache(maxsize=8192)
 def canonical(spelling: str) -> str:
     """``v5.1`` -> ``5.1``, ``4.2.x`` -> ``4.2``, ``Stable`` -> ``stable``; others stripped."""
     s = spelling.strip().casefold()
@@ -353,14 +354,11 @@ def _identity(host: str, tokens: tuple[str, ...], at: int | None) -> str:
 
 
 def _locations(c: Chunk, keys: Sequence[str]) -> list[tuple[str, str]]:
-    out = []
     meta = c.meta._data  # the plain dict behind the read-only view: Mapping.get costs a try/except
-    for key in keys:
-        value = meta.get(key)
-        if isinstance(value, str) and value.strip():
-            out.append((key, value))
-    if c.doc_id and all(c.doc_id != v for _, v in out):
-        out.append(("doc_id", c.doc_id))
+    out = [(key, value) for key in keys if key in meta and isinstance(value := meta[key], str) and value.strip()]
+    doc = c.doc_id
+    if doc and (not out or all(doc != v for _, v in out)):
+        out.append(("doc_id", doc))
     return out
 
 
@@ -421,7 +419,7 @@ def resolve_all(
                 row.append((key, p[0], p[1]))
         parsed.append(row)
     axes = _axes(entry for row in parsed for entry in row)
-    titled = _title_axis(chunks)
+    titled = _Titles(chunks)  # learnt on first use: most calls resolve every chunk before titles
     out: list[Resolved] = []
     for c, (value, key), row in zip(chunks, fields, parsed, strict=True):
         out.append(_resolve_one(c, value, key, row, axes=axes, titled=titled, text_cues=text_cues, names=tuple(names)))
@@ -436,7 +434,7 @@ def _resolve_one(
     row: list[tuple[str, str, tuple[str, ...]]],
     *,
     axes: dict[tuple[str, str], dict[int, int]],
-    titled: frozenset[str],
+    titled: _Titles,
     text_cues: bool,
     names: tuple[str, ...],
 ) -> Resolved:
@@ -486,6 +484,19 @@ def _resolve_one(
             about = subjects_in(c.text, names)
             return Resolved(None, "text", "text", floor or ceiling, document, floor, cues, ceiling, about=about)
     return Resolved(document=document)
+
+
+class _Titles:
+    """The titles of :func:`_title_axis`, computed the first time one is looked up."""
+
+    def __init__(self, chunks: Sequence[Chunk]) -> None:
+        self._chunks: Sequence[Chunk] = chunks
+        self._titles: frozenset[str] | None = None
+
+    def __contains__(self, title: str) -> bool:
+        if self._titles is None:
+            self._titles = _title_axis(self._chunks)
+        return title in self._titles
 
 
 def _title_axis(chunks: Sequence[Chunk]) -> frozenset[str]:

@@ -411,3 +411,24 @@ def test_a_change_note_in_a_text_does_not_outrank_real_metadata():
     ctx = context("What changed for databases in 9.9?")
     VersionFilter().run([planted], ctx)
     assert ctx.target_version == "9.9"
+
+
+def test_the_variant_pair_finders_agree_with_every_pair_compared():
+    import random
+
+    from ctxassembly.stages.version import _pairs_with, _variant_pairs
+    from ctxassembly.text import jaccard
+
+    rng = random.Random(7)
+    base = [frozenset(rng.sample(range(5000), rng.randint(5, 60))) for _ in range(40)]
+    sets = {}
+    for j, s in enumerate(base):  # each set, and a variant of some with a few shingles swapped
+        sets[2 * j] = s
+        keep = sorted(s)[rng.randint(0, len(s) // 2) :]
+        sets[2 * j + 1] = frozenset(keep) | frozenset(rng.sample(range(5000, 9000), rng.randint(0, 8)))
+    for t in (0.5, 0.6, 0.8):
+        every = sorted((a, b) for a in sets for b in sets if a < b and jaccard(sets[a], sets[b], t) >= t)
+        assert every, t
+        assert _variant_pairs(sets, t) == every
+        queries = sorted(rng.sample(sorted(sets), 10))
+        assert _pairs_with(sets, queries, t) == [p for p in every if p[0] in queries or p[1] in queries]

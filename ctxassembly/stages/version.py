@@ -34,9 +34,12 @@ chunks are treated as other-version chunks unless the question names that versio
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
+from itertools import chain
 from typing import Literal
 
 from packaging.version import InvalidVersion, Version
@@ -402,21 +405,30 @@ class VersionFilter:
         out: dict[int, tuple[str, str]] = {}
         anchor_ids = {i for i, _, _ in anchors}
         notes = {cue for _, cue, _ in anchors}
-        for j, r in enumerate(resolved):
-            if r.version is not None or j in anchor_ids or any(same_version(c, target) for c in r.cues):
-                continue
-            if r.ceiling is not None and r.ceiling in notes:
-                continue  # it carries the pending note too
+        lengths = [len(chunks[i].text) for i, _, _ in anchors]
+        low, high = 0.4 * min(lengths), max(lengths) / 0.4
+        copies = [
+            j
+            for j, r in enumerate(resolved)
+            if r.version is None
+            and j not in anchor_ids
+            and low <= len(chunks[j].text) <= high  # lengths farther apart share no half their shingles
+            and not any(same_version(c, target) for c in r.cues)
+            and not (r.ceiling is not None and r.ceiling in notes)  # it carries the pending note too
+        ]
+        if not copies:
+            return {}
+        sh = {j: shingles(chunks[j].text) for j in (*anchor_ids, *copies)}
+        near = set(_pairs_with(sh, sorted(anchor_ids), 0.5))
+        for j in copies:
             text = chunks[j].text
-            sj: frozenset[int] | None = None  # shingled only when some anchor's length allows
             for i, cue, at in anchors:
-                a = chunks[i].text
-                if min(len(a), len(text)) < 0.4 * max(len(a), len(text)):
-                    continue  # lengths this far apart cannot share half their shingles
-                if normalize(a) == normalize(text):
+                if (min(i, j), max(i, j)) not in near:
                     continue
-                sj = shingles(text) if sj is None else sj
-                if jaccard(shingles(a), sj, 0.5) >= 0.5 and _covers_without(a, at, text):
+                a = chunks[i].text
+                if min(len(a), len(text)) < 0.4 * max(len(a), len(text)) or normalize(a) == normalize(text):
+                    continue
+                if _covers_without(a, at, text):
                     out[j] = (cue, chunks[i].id)
                     break
         return out
@@ -448,22 +460,94 @@ def _contradicted(
         for j, r in enumerate(resolved)
         if r.version is None and fates[j][1] == "unversioned" and j not in witnesses and not r.about
     ]
+    # a copy the witness can settle holds one of the witness's figures (a number of two or
+    # more characters, as written): found by one regex, before any shingling
+    written = {m.group() for i in witnesses for m in _WRITTEN.finditer(chunks[i].text)}
+    if not written:
+        return {}
+    queries = [
+        j
+        for j in open_
+        if any(w in chunks[j].text for w in written) and not written.isdisjoint(_WRITTEN.findall(chunks[j].text))
+    ]
+    if not queries:
+        return {}
     sh = {j: shingles(chunks[j].text) for j in open_}
-    figures = {j: {f for f in facts(chunks[j].text) if f.startswith("num:")} for j in open_}
     out: dict[int, tuple[str, str]] = {}
-    for at, a in enumerate(open_):
-        for b in open_[at + 1 :]:
-            if jaccard(sh[a], sh[b], 0.6) < 0.6:
-                continue
-            only_a, only_b = figures[a] - figures[b], figures[b] - figures[a]
-            stated_a, stated_b = only_a & seen.keys(), only_b & seen.keys()
-            if stated_a and not stated_b:
-                fact = min(stated_a)
-                out.setdefault(b, (seen[fact], fact[4:]))
-            elif stated_b and not stated_a:
-                fact = min(stated_b)
-                out.setdefault(a, (seen[fact], fact[4:]))
+    for a, b in _pairs_with(sh, queries, 0.6):
+        fa, fb = _figures(chunks[a].text), _figures(chunks[b].text)
+        only_a, only_b = fa - fb, fb - fa
+        stated_a, stated_b = only_a & seen.keys(), only_b & seen.keys()
+        if stated_a and not stated_b and only_b:
+            fact = min(stated_a)
+            out.setdefault(b, (seen[fact], fact[4:]))
+        elif stated_b and not stated_a and only_a:
+            fact = min(stated_b)
+            out.setdefault(a, (seen[fact], fact[4:]))
     return out
+
+
+_WRITTEN = re.compile(r"(?<![\w.,])\d[\d.,]*\d(?![\w]|[.,]\d)")
+
+
+def _pairs_with(sh: dict[int, frozenset[int]], queries: Sequence[int], threshold: float) -> list[tuple[int, int]]:
+    """Pairs ``(a, b)``, ``a < b``, one of them in ``queries``, whose shingle sets have a
+    Jaccard of ``threshold`` or more: the shared shingles are counted from an index of the
+    queries' shingles (C-level set intersections pick each set's candidates), so the cost
+    follows what the few queries share, not the number of pairs."""
+    post: dict[int, list[int]] = {}
+    for a in queries:
+        for x in sh[a]:
+            post.setdefault(x, []).append(a)
+    indexed = post.keys()
+    pairs: set[tuple[int, int]] = set()
+    for b, s in sh.items():
+        common = s & indexed
+        if not common:
+            continue
+        shared: Counter[int] = Counter(chain.from_iterable(post[x] for x in common))
+        for a, n in shared.items():
+            if a != b and n / (len(sh[a]) + len(s) - n) >= threshold:  # the Jaccard, from the counts
+                pairs.add((a, b) if a < b else (b, a))
+    return sorted(pairs)
+
+
+def _figures(text: str) -> frozenset[str]:
+    """The numbers of ``text`` (``num:`` facts, as the dedup guard compares them)."""
+    return frozenset(f for f in facts(text) if f.startswith("num:"))
+
+
+def _variant_pairs(sh: dict[int, frozenset[int]], threshold: float) -> list[tuple[int, int]]:
+    """Pairs ``(a, b)``, ``a < b``, whose shingle sets have a Jaccard of ``threshold`` or
+    more. Prefix filtering (Bayardo et al., "Scaling up all pairs similarity search", WWW
+    2007): with shingles ordered rarest first, two such sets share one of the first
+    ``len - ceil(threshold * len) + 1`` shingles of each. A shingle no other set holds
+    matches nothing, so a set whose prefix is all such shingles is skipped unsorted, and
+    only sets that share a rare shingle are compared, not every pair of a thousand."""
+    union: set[int] = set()
+    multi: set[int] = set()
+    for s in sh.values():  # the shingles two or more sets hold, in C-level set operations
+        multi |= s & union
+        union |= s
+    freq = Counter(chain.from_iterable(s & multi for s in sh.values()))
+    postings: dict[int, list[int]] = {}
+    prefixes: dict[int, list[int]] = {}
+    for j, s in sh.items():
+        shared = list(s & multi)
+        room = len(s) - math.ceil(threshold * len(s)) + 1 - (len(s) - len(shared))
+        if room <= 0:
+            continue  # too few shingles anyone else holds to reach the threshold with anyone
+        shared.sort(key=lambda x: (freq[x], x))
+        prefixes[j] = shared[:room]
+        for x in prefixes[j]:
+            postings.setdefault(x, []).append(j)
+    pairs: set[tuple[int, int]] = set()
+    for a, prefix in prefixes.items():
+        for x in prefix:
+            for b in postings[x]:
+                if b > a and (a, b) not in pairs and jaccard(sh[a], sh[b], threshold) >= threshold:
+                    pairs.add((a, b))
+    return sorted(pairs)
 
 
 _DOTTED = re.compile(r"\d+(?:\.\d+)+")
@@ -477,24 +561,20 @@ def _outgrown(
     every one of them higher in one copy, that copy is the newer: requirements and
     supported releases only move up. -> {index of the older copy: (newer id, its figure)}."""
     open_ = [j for j, r in enumerate(resolved) if r.version is None and fates[j][1] == "unversioned"]
-    figures = {j: {f[4:] for f in facts(chunks[j].text) if f.startswith("num:")} for j in open_}
-    open_ = [j for j in open_ if any(_DOTTED.fullmatch(f) for f in figures[j])]
-    sh = {j: shingles(chunks[j].text) for j in open_}
+    sh = {j: shingles(chunks[j].text) for j in open_ if _DOTTED.search(chunks[j].text)}
     out: dict[int, tuple[str, str]] = {}
-    for at, a in enumerate(open_):
-        for b in open_[at + 1 :]:
-            only_a, only_b = figures[a] - figures[b], figures[b] - figures[a]
-            if not only_a or len(only_a) != len(only_b):
-                continue
-            if not all(_DOTTED.fullmatch(f) for f in (*only_a, *only_b)):
-                continue
-            if jaccard(sh[a], sh[b], 0.6) < 0.6:
-                continue
-            pairs = list(zip(sorted(only_a, key=version_key), sorted(only_b, key=version_key), strict=True))
-            if all(version_key(x) < version_key(y) for x, y in pairs):
-                out.setdefault(a, (chunks[b].id, pairs[0][1]))
-            elif all(version_key(x) > version_key(y) for x, y in pairs):
-                out.setdefault(b, (chunks[a].id, pairs[0][0]))
+    for a, b in _variant_pairs(sh, 0.6):
+        fa, fb = _figures(chunks[a].text), _figures(chunks[b].text)
+        only_a, only_b = {f[4:] for f in fa - fb}, {f[4:] for f in fb - fa}
+        if not only_a or len(only_a) != len(only_b):
+            continue
+        if not all(_DOTTED.fullmatch(f) for f in (*only_a, *only_b)):
+            continue
+        pairs = list(zip(sorted(only_a, key=version_key), sorted(only_b, key=version_key), strict=True))
+        if all(version_key(x) < version_key(y) for x, y in pairs):
+            out.setdefault(a, (chunks[b].id, pairs[0][1]))
+        elif all(version_key(x) > version_key(y) for x, y in pairs):
+            out.setdefault(b, (chunks[a].id, pairs[0][0]))
     return out
 
 
