@@ -13,11 +13,17 @@ question that names a version no candidate can be matched to gets a report note.
 Text-only candidates carry no version, only change notes that give a *floor* ("New in
 5.1": the text is 5.1 or newer) or a *ceiling* ("will be removed in 6.0": it predates
 6.0). Against a target, a floor newer than the target marks an other-version chunk, a
-ceiling at or below it a superseded one, and a near-copy of a passage whose note names
-the target version itself, without that note, is another version's copy. With no version
-named and none anywhere, the newest note that two or more texts carry stands for
-"current" in these rules. Where no evidence decides, the copies stay; the dedup stage
-pairs them as conflicts, kept adjacent.
+ceiling at or below it a superseded one, and a near-copy of a passage whose note holds at
+the target (it names the target itself, or announces a change for a later version),
+without that note, is another version's copy. A text that states facts of a release
+("Acme 4.2 supports ...") describes that release; such a text about the target tells its
+copy of a variant pair (the same passage, other figures) from another version's. With no
+version named and none anywhere, the newest note that two or more texts carry stands for
+"current" in these rules, and of two copies that differ only in version numbers the
+higher is the newer. Where no evidence decides, the copies stay; the dedup stage pairs
+them as conflicts, and the arrange stage keeps them adjacent, shown as
+``status="conflicting"``. A text's note never outranks a version from metadata: the
+question's version is matched to the notes only when no candidate carries a version.
 
 A chunk whose page path names another version (``.../releases/4.2/`` inside the 5.2
 docs) is about that version, like release notes by their title (below).
