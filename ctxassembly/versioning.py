@@ -60,6 +60,7 @@ __all__ = [
     "mentions_in",
     "resolve_all",
     "same_version",
+    "subjects_in",
     "versions_in",
 ]
 
@@ -115,6 +116,8 @@ class Resolved:
     oldest version the text announces a change for ("will be removed in 6.0"): the text
     predates it. ``subject`` is a dotted version naming the page itself in its location
     (``.../releases/4.2/``): the page is about that version, whatever its docs version.
+    ``about`` are the versions the text itself describes ("Acme 4.2 supports ..."; see
+    :func:`subjects_in`).
     """
 
     version: str | None = None
@@ -126,6 +129,7 @@ class Resolved:
     cues: tuple[str, ...] = ()
     ceiling: str | None = None
     subject: str | None = None
+    about: tuple[str, ...] = ()
 
 
 def versions_in(text: str) -> list[str]:
@@ -133,6 +137,7 @@ def versions_in(text: str) -> list[str]:
     return [m.group(1) for m in _IN_TEXT.finditer(text)]
 
 
+@lru_cache(maxsize=8192)
 def canonical(spelling: str) -> str:
     """``v5.1`` -> ``5.1``, ``4.2.x`` -> ``4.2``, ``Stable`` -> ``stable``; others stripped."""
     s = spelling.strip().casefold()
@@ -202,6 +207,27 @@ def mentions_in(text: str, names: Iterable[str]) -> tuple[str, ...]:
             continue
         out.extend(m.group(1) for m in pattern.finditer(sentence))
     return tuple(dict.fromkeys(out))
+
+
+def subjects_in(text: str, names: Iterable[str]) -> tuple[str, ...]:
+    """Versions a sentence of the text is about: it opens with one of ``names`` and a
+    version, then a verb in the present ("Acme 4.2 supports PostgreSQL 12 and higher.",
+    "Acme 4.2.1 fixes several bugs", "Acme 5.0 is ..."). Release notes speak so of their
+    own release; a reference page of another version speaks of itself without a number."""
+    names = [n for n in names if n]
+    if not names:
+        return ()
+    pattern = _subject_pattern(tuple(sorted({n.casefold() for n in names})))
+    return tuple(dict.fromkeys(m.group(1) for m in pattern.finditer(text)))
+
+
+@lru_cache(maxsize=64)
+def _subject_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
+    alternatives = "|".join(re.escape(n) for n in names)
+    return re.compile(
+        rf"(?:^|(?<=[.!?:])[ \t]+|\n[ \t]*)(?i:{alternatives})[ \t]+v?(\d+(?:\.\d+){{1,3}})[ \t]+"
+        r"(?:(?:also|now|officially)[ \t]+)?(?:is|has|[a-z]+[^s\W]s)\b"
+    )
 
 
 @lru_cache(maxsize=64)
@@ -328,14 +354,11 @@ def _identity(host: str, tokens: tuple[str, ...], at: int | None) -> str:
 
 
 def _locations(c: Chunk, keys: Sequence[str]) -> list[tuple[str, str]]:
-    out = []
     meta = c.meta._data  # the plain dict behind the read-only view: Mapping.get costs a try/except
-    for key in keys:
-        value = meta.get(key)
-        if isinstance(value, str) and value.strip():
-            out.append((key, value))
-    if c.doc_id and all(c.doc_id != v for _, v in out):
-        out.append(("doc_id", c.doc_id))
+    out = [(key, value) for key in keys if key in meta and isinstance(value := meta[key], str) and value.strip()]
+    doc = c.doc_id
+    if doc and (not out or all(doc != v for _, v in out)):
+        out.append(("doc_id", doc))
     return out
 
 
@@ -396,7 +419,7 @@ def resolve_all(
                 row.append((key, p[0], p[1]))
         parsed.append(row)
     axes = _axes(entry for row in parsed for entry in row)
-    titled = _title_axis(chunks)
+    titled = _Titles(chunks)  # learnt on first use: most calls resolve every chunk before titles
     out: list[Resolved] = []
     for c, (value, key), row in zip(chunks, fields, parsed, strict=True):
         out.append(_resolve_one(c, value, key, row, axes=axes, titled=titled, text_cues=text_cues, names=tuple(names)))
@@ -411,7 +434,7 @@ def _resolve_one(
     row: list[tuple[str, str, tuple[str, ...]]],
     *,
     axes: dict[tuple[str, str], dict[int, int]],
-    titled: frozenset[str],
+    titled: _Titles,
     text_cues: bool,
     names: tuple[str, ...],
 ) -> Resolved:
@@ -458,8 +481,22 @@ def _resolve_one(
         if known or future:
             floor = max(known, key=_floor_key) if known else None
             ceiling = min(future, key=_floor_key) if future else None
-            return Resolved(None, "text", "text", floor or ceiling, document, floor, cues, ceiling)
+            about = subjects_in(c.text, names)
+            return Resolved(None, "text", "text", floor or ceiling, document, floor, cues, ceiling, about=about)
     return Resolved(document=document)
+
+
+class _Titles:
+    """The titles of :func:`_title_axis`, computed the first time one is looked up."""
+
+    def __init__(self, chunks: Sequence[Chunk]) -> None:
+        self._chunks: Sequence[Chunk] = chunks
+        self._titles: frozenset[str] | None = None
+
+    def __contains__(self, title: str) -> bool:
+        if self._titles is None:
+            self._titles = _title_axis(self._chunks)
+        return title in self._titles
 
 
 def _title_axis(chunks: Sequence[Chunk]) -> frozenset[str]:

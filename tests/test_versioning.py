@@ -7,7 +7,17 @@ Shapes as loaders write them: a web loader's ``source`` URL, a directory reader'
 import pytest
 
 from ctxassembly import ConfigError, VersionFilter, assemble
-from ctxassembly.versioning import canonical, ceilings_in, floors_in, mentions_in, resolve_all, same_version
+from ctxassembly.chunk import Chunk
+from ctxassembly.render import parse
+from ctxassembly.versioning import (
+    canonical,
+    ceilings_in,
+    floors_in,
+    mentions_in,
+    resolve_all,
+    same_version,
+    subjects_in,
+)
 from tests.conftest import chunks, context, fates
 
 pytestmark = pytest.mark.unit
@@ -228,6 +238,22 @@ def test_text_only_variants_stay_adjacent_and_labelled_as_a_conflict():
     assert by_id["a"].meta["conflicts_with"] == ("b",)
     assert by_id["b"].meta["conflicts_with"] == ("a",)
     assert res.report.fate(2).kept
+    # labelled where the model reads: both blocks say they conflict, the unrelated one not
+    assert {c.id: c.meta["status"] for c in res.chunks} == {"a": "conflicting", "b": "conflicting", "x": "unversioned"}
+    blocks = parse(res.text)
+    assert [(b["id"], b["status"]) for b in blocks if b["id"] in "ab"] == [("a", "conflicting"), ("b", "conflicting")]
+    assert res.report.tokens_after <= 500
+    note = next(n for n in res.report.notes if n["event"] == "conflicting")
+    assert note["chunks"] == [["a", "b"], ["b", "a"]]
+    # in every order the pair stays side by side, labelled; with one of them cut, no label
+    for order in ("bookend", "edges", "reading"):
+        res = assemble("How long is the session cookie age?", cands, budget=500, order=order)
+        ids = [c.id for c in res.chunks]
+        assert abs(ids.index("a") - ids.index("b")) == 1
+        assert 'status="conflicting"' in res.text
+    res = assemble("How long is the session cookie age?", cands, budget=130, order="relevance")
+    assert [c.id for c in res.chunks] == ["a"]
+    assert res.chunks[0].meta["status"] == "unversioned"
 
 
 def test_report_names_each_chunks_version_and_source():
@@ -298,3 +324,111 @@ def test_only_the_targets_product_word_makes_a_mention_count():
     cs = chunks(("a", "Acme runs on Python 3.13 and later."), ("b", "Acme runs on older Pythons."))
     ctx = context("Does Acme 3.2 support Python 3.13?", target_version="3.2")
     assert [c.id for c in VersionFilter().run(cs, ctx)] == ["a", "b"]
+
+
+def test_a_copy_without_a_pending_change_note_is_another_versions():
+    # the target's copy announces a change for a later version; a copy of the same
+    # passage without that note (the change made, the note pruned) is another version's
+    head = (
+        "This attribute defines the protocol of the URLs in the map. If it is not set, the "
+        "protocol of the request is used. Outside a request, the default is {p}."
+    )
+    note = "\n\n.. deprecated:: 4.0\n\n    The default protocol will change from http to https in Acme 5.0."
+    tail = (
+        "\n\n.. attribute:: limit\n\n    The maximum number of URLs included on each page of the map; "
+        "its value should not exceed the default value of the protocol's upper limit."
+    )
+    cs = chunks(("old", head.format(p="http") + note + tail), ("new", head.format(p="https") + tail))
+    ctx = context("In Acme 4.2, which protocol is the default?", target_version="4.2")
+    assert [c.id for c in VersionFilter().run(cs, ctx)] == ["old"]
+    assert ctx.report._fates[1].detail == {"lacks_note": "5.0", "copy_of": "old", "from": "text", "target": "4.2"}
+    # once the target is the version the note announces, the note no longer holds
+    ctx = context("In Acme 5.0, which protocol is the default?", target_version="5.0")
+    assert [c.id for c in VersionFilter().run(cs, ctx)] == ["new"]
+
+
+def test_a_text_about_another_release_describes_that_release():
+    assert subjects_in("Upstream support ends. Acme 4.2 supports Foo 12 and higher.", ["Acme"]) == ("4.2",)
+    assert subjects_in("Acme 4.2.1 fixes bugs. Acme 5.0 is an LTS.", ["acme"]) == ("4.2.1", "5.0")
+    # a heading, the future, a range, another product: no statement about the release
+    text = "Acme 5.0 release notes\n\nAcme 6.0 will drop it. Acme 4.0 and later. Python 3.12 supports it."
+    assert subjects_in(text, ["Acme"]) == ()
+    notes = "Dropped support for Foo 11.\n\nUpstream support ends. Acme 4.2 supports Foo 12 and higher."
+    cs = chunks(("notes42", notes), ("ref", "Acme supports Foo 13 and higher."))
+    ctx = context("Does Acme 5.1 support Foo 12?", target_version="5.1")
+    assert [c.id for c in VersionFilter().run(cs, ctx)] == ["ref"]
+    assert ctx.report._fates[0].detail == {"describes": "4.2", "from": "text", "target": "5.1"}
+    # the question names that release: it is what the question is about
+    ctx = context("Did Acme 4.2 support Foo 12?", target_version="4.2")
+    assert [c.id for c in VersionFilter().run(cs, ctx)] == ["notes42", "ref"]
+
+
+REQUIREMENTS = (
+    "Acme supports the Foo database server {v} and higher, on every platform the server runs on; "
+    "the driver is installed with the package manager and the connection options go into the "
+    "settings module of the project, next to the name of the database and its user."
+)
+
+
+def test_a_text_about_the_target_tells_its_copy_of_a_passage_from_another_versions():
+    witness = "Upstream support for Foo 10.3 ends in May. Acme 4.2 supports Foo 10.4 and higher."
+    cs = chunks(
+        ("newer", REQUIREMENTS.format(v="10.5")),
+        ("target", REQUIREMENTS.format(v="10.4")),
+        ("notes", witness),
+    )
+    ctx = context("Which Foo versions does Acme 4.2 support?", target_version="4.2")
+    assert [c.id for c in VersionFilter().run(cs, ctx)] == ["target", "notes"]
+    assert ctx.report._fates[0].detail == {"contradicts": "notes", "fact": "10.4", "from": "text", "target": "4.2"}
+    # without the witness nothing tells the copies apart: both stay (a conflict pair)
+    ctx = context("Which Foo versions does Acme 4.2 support?", target_version="4.2")
+    assert [c.id for c in VersionFilter().run(cs[:2], ctx)] == ["newer", "target"]
+
+
+def test_no_version_anywhere_the_copy_with_higher_requirements_is_the_newer():
+    cs = chunks(("old", REQUIREMENTS.format(v="3.21.0")), ("new", REQUIREMENTS.format(v="3.31.0")))
+    ctx = context("Which Foo versions does Acme support?")
+    assert [c.id for c in VersionFilter().run(cs, ctx)] == ["new"]
+    assert ctx.report._fates[0].detail == {"newer_copy": "new", "figure": "3.31.0", "from": "text"}
+    # other figures than versions (a count, a limit) can go either way: both stay
+    counts = chunks(("a", REQUIREMENTS.format(v="100")), ("b", REQUIREMENTS.format(v="200")))
+    assert [c.id for c in VersionFilter().run(counts, context("Which?"))] == ["a", "b"]
+    # a named version: which copy is which is not known from the numbers alone
+    ctx = context("Which Foo versions does Acme 4.2 support?", target_version="4.2")
+    assert [c.id for c in VersionFilter().run(cs, ctx)] == ["old", "new"]
+
+
+def test_a_change_note_in_a_text_does_not_outrank_real_metadata():
+    cs = pages(HOST + "/en/{v}/{doc}/", docs=("ref/databases",))
+    planted = Chunk(id="planted", text="Databases.\n\n.. versionadded:: 9.9\n\n    Everything changed.", index=3)
+    ctx = context("What changed for databases in 9.9?")
+    out = VersionFilter().run([*cs, planted], ctx)
+    # 9.9 matches no candidate's version: the latest per document stays, with the note
+    assert [c.id for c in out] == ["5.2:ref/databases", "planted"]
+    assert ctx.target_version is None
+    assert any(n["event"] == "unmatched_version" for n in ctx.report.notes)
+    # text only: the note is all there is, and it names the question's version
+    ctx = context("What changed for databases in 9.9?")
+    VersionFilter().run([planted], ctx)
+    assert ctx.target_version == "9.9"
+
+
+def test_the_variant_pair_finders_agree_with_every_pair_compared():
+    import random
+
+    from ctxassembly.stages.version import _pairs_with, _variant_pairs
+    from ctxassembly.text.lexical import jaccard
+
+    rng = random.Random(7)
+    base = [frozenset(rng.sample(range(5000), rng.randint(5, 60))) for _ in range(40)]
+    sets = {}
+    for j, s in enumerate(base):  # each set, and a variant of some with a few shingles swapped
+        sets[2 * j] = s
+        keep = sorted(s)[rng.randint(0, len(s) // 2) :]
+        sets[2 * j + 1] = frozenset(keep) | frozenset(rng.sample(range(5000, 9000), rng.randint(0, 8)))
+    for t in (0.5, 0.6, 0.8):
+        every = sorted((a, b) for a in sets for b in sets if a < b and jaccard(sets[a], sets[b], t) >= t)
+        assert every, t
+        assert _variant_pairs(sets, t) == every
+        queries = sorted(rng.sample(sorted(sets), 10))
+        assert _pairs_with(sets, queries, t) == [p for p in every if p[0] in queries or p[1] in queries]

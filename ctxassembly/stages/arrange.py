@@ -13,6 +13,11 @@ ranked 1..n:
   inside a document, so a long document reads as written.
 
 Chunks that conflict (``meta["conflicts_with"]``) stay adjacent, the better-ranked first.
+Where nothing told their versions apart (both kept ``unversioned``: text only, and the
+text's cues silent), each is shown as ``status="conflicting"`` (the renderer prints the
+status), so the model sees two variants, not two facts; the report notes the pairs. A
+chunk labelled by its version (``current``, ``superseded`` ...) keeps that label, and a
+partner that did not make the context makes no conflict.
 """
 
 from __future__ import annotations
@@ -23,10 +28,15 @@ from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
 from ctxassembly.pipeline import Context, StageBase
 
-__all__ = ["ORDERS", "Arrange", "order_indices"]
+__all__ = ["CONFLICTING", "ORDERS", "Arrange", "order_indices"]
 
 Order = Literal["relevance", "bookend", "edges", "reading"]
 ORDERS: tuple[str, ...] = ("relevance", "bookend", "edges", "reading")
+#: the status of a kept chunk whose version is unknown and that conflicts with a kept chunk
+CONFLICTING = "conflicting"
+# only a chunk shown as unversioned is relabelled: "conflicting" costs no more tokens than
+# "unversioned" (cl100k: 2 against 3), so the label never pushes the context over budget
+_RELABEL = frozenset({"unversioned"})
 
 
 def order_indices(n: int, order: str) -> list[int]:
@@ -55,6 +65,7 @@ class Arrange(StageBase):
         self.order = order
 
     def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
+        chunks = _label_conflicts(chunks, ctx)
         units = _units(chunks)
         if self.order == "reading":
             best: dict[str, int] = {}
@@ -86,3 +97,20 @@ def _units(chunks: list[Chunk]) -> list[list[Chunk]]:
                 placed.add(id(other))
         units.append(unit)
     return units
+
+
+def _label_conflicts(chunks: list[Chunk], ctx: Context) -> list[Chunk]:
+    """Relabel ``unversioned`` chunks that conflict with another kept chunk ``conflicting``."""
+    kept = {c.id for c in chunks}
+    out, pairs = [], []
+    for c in chunks:
+        partners = [x for x in c.meta.get("conflicts_with", ()) if x in kept and x != c.id]
+        if partners and c.meta.get("status") in _RELABEL:
+            out.append(c.with_meta(status=CONFLICTING))
+            pairs.append([c.id, *partners])
+        else:
+            out.append(c)
+    if pairs:
+        why = "variants that no version tells apart, kept side by side"
+        ctx.report.note("arrange", "conflicting", chunks=pairs, why=why)
+    return out
