@@ -34,7 +34,7 @@ from pydantic import BaseModel, ConfigDict, field_validator
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ChunkError
-from ctxassembly.render import labels
+from ctxassembly.render import cite_id, labels
 from ctxassembly.report import Report
 
 __all__ = ["METADATA_KEY", "MetadataKeys", "to_chunk", "to_chunks", "to_documents"]
@@ -167,6 +167,7 @@ def facts(chunk: Chunk, position: int, report: Report, call: dict[str, Any] | No
     meta = chunk.meta
     return {
         "position": position,
+        "cite": cite_id(position),
         "chunk_id": chunk.id,
         "score": chunk.score,
         "retriever_score": meta.get("retriever_score"),
@@ -179,7 +180,7 @@ def facts(chunk: Chunk, position: int, report: Report, call: dict[str, Any] | No
         "excerpt": bool(meta.get("excerpt", False)),
         "flags": _json_list(meta.get("flags")),
         "span": [chunk.start, chunk.end] if chunk.start is not None else None,
-        "labels": labels(chunk),
+        "labels": labels(chunk, position),
         "decision": decision.to_dict() if decision is not None else None,
         "report": copy.deepcopy(summary(report) if call is None else call),
     }
@@ -195,7 +196,9 @@ def to_documents(
 
     Each keeps the ``id`` of the input document the chunk came from (``chunk.index``),
     takes the assembled text as ``page_content`` and a deep copy of that document's
-    metadata plus ``metadata[metadata_key]``: ``position``, ``chunk_id``, ``score`` (the
+    metadata plus ``metadata[metadata_key]``: ``position``, ``cite`` (the citation id the
+    context shows, ``"1"`` for the first block: a reply's ``[1]`` maps back to ``chunk_id``),
+    ``chunk_id``, ``score`` (the
     assembler's relevance score), ``retriever_score``, ``relevance_rank``, ``status``
     (``current``/``unversioned``, or ``superseded``/``other_version`` under
     ``version_policy="label"``), ``version_from`` (where the version label came from:

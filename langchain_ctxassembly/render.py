@@ -2,10 +2,12 @@
 
 Documents returned by :class:`~langchain_ctxassembly.ContextAssemblyCompressor` render
 exactly as the assembler counted them against the budget: their labels are read from
-``metadata["ctxassembly"]["labels"]``. Any other document is mapped with
-:class:`~langchain_ctxassembly.mapping.MetadataKeys`, so a plain retriever's output can be
-rendered the same way. Bodies and attributes are escaped: no document can close its own
-tag or forge another's labels.
+``metadata["ctxassembly"]["labels"]``, and each keeps its citation id (``id="2"`` stays
+``2`` even when a subset or another order is rendered, so a reply's ``[2]`` still maps to
+``metadata["ctxassembly"]["chunk_id"]``). Any other document is mapped with
+:class:`~langchain_ctxassembly.mapping.MetadataKeys` and cited by its position, so a plain
+retriever's output can be rendered the same way. Bodies and attributes are escaped: no
+document can close its own tag or forge another's labels.
 """
 
 from __future__ import annotations
@@ -22,21 +24,25 @@ from langchain_ctxassembly.mapping import METADATA_KEY, MetadataKeys, to_chunk
 __all__ = ["format_documents", "render_documents"]
 
 
-def _labelled(doc: Document, position: int, keys: MetadataKeys, metadata_key: str) -> Chunk:
+def _labelled(doc: Document, position: int, keys: MetadataKeys, metadata_key: str) -> tuple[Chunk, int]:
+    """The chunk to render for ``doc`` and the position it is cited by."""
     facts = (doc.metadata or {}).get(metadata_key)
     shown = facts.get("labels") if isinstance(facts, Mapping) else None
-    if not isinstance(shown, Mapping) or "id" not in shown or not isinstance(doc.page_content, str):
-        return to_chunk(doc, position, keys)
-    return Chunk(
-        id=str(shown["id"]),
+    if not isinstance(shown, Mapping) or not isinstance(doc.page_content, str):
+        return to_chunk(doc, position, keys), position
+    cite = str(shown.get("id", ""))
+    meta = {k: shown[k] for k in ("status", "source") if shown.get(k)}
+    chunk = Chunk(
+        id=str(facts.get("chunk_id", cite)) if isinstance(facts, Mapping) else cite,
         text=doc.page_content,
         title=shown.get("title"),
         section=shown.get("section"),
         version=shown.get("version"),
         date=shown.get("date"),
-        meta=FrozenMeta({"status": shown["status"]} if shown.get("status") else {}),
+        meta=FrozenMeta(meta),
         index=position,
     )
+    return chunk, int(cite) - 1 if cite.isdigit() and int(cite) > 0 else position
 
 
 def format_documents(
@@ -47,14 +53,15 @@ def format_documents(
 ) -> str:
     """The context block for ``documents``, in their order.
 
-    :param fmt: ``xml`` (``<document id=.. title=.. version=.. status=..>``), ``evidence``
+    :param fmt: ``xml`` (``<document id="1" title=.. version=.. status=..>``), ``evidence``
         or ``plain``; use the compressor's format so the budget holds.
     :raises ChunkError: a document that cannot be mapped (names the document and field).
     :raises ConfigError: an unknown format.
     """
     renderer = Renderer(fmt)
     keys = MetadataKeys() if keys is None else keys
-    return renderer.render([_labelled(d, i, keys, metadata_key) for i, d in enumerate(documents)])
+    pairs = [_labelled(d, i, keys, metadata_key) for i, d in enumerate(documents)]
+    return renderer.render([c for c, _ in pairs], [p for _, p in pairs])
 
 
 render_documents: RunnableLambda[Sequence[Document], str] = RunnableLambda(format_documents, name="format_documents")

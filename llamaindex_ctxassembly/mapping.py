@@ -19,7 +19,10 @@ every decision is the core's.
   offsets the core merges adjacent chunks by. Every other metadata key travels in
   ``Chunk.meta`` (so ``acl`` and scope keys reach the admit stage).
 * Out: a deep copy of the input node (the caller's node is never touched), text replaced
-  when the core merged, excerpted or cleaned it, metadata extended with the status label
+  when the core merged, excerpted or cleaned it, metadata extended with the status label,
+  the citation id ``cite`` (``"1"`` for the first node: a reply's ``[1]`` maps back to that
+  node's ``node_id``), for a node without a title the ``source`` the core shows (the file
+  name of ``file_path``, or the ``url``; a ``source`` the node already has stays as it is),
   and the ``assembly_*`` facts, which are hidden from the LLM and embedding views.
 """
 
@@ -35,9 +38,16 @@ from llama_index.core.schema import BaseNode, ImageNode, MetadataMode, Node, Nod
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ChunkError
+from ctxassembly.render import labels
 from ctxassembly.report import Report
 
-__all__ = ["INTERNAL_KEYS", "MetadataKeys", "compact", "node_text", "nodes_to_chunks", "to_nodes"]
+__all__ = ["CITE_KEY", "INTERNAL_KEYS", "MetadataKeys", "compact", "node_text", "nodes_to_chunks", "to_nodes"]
+
+#: metadata key of the citation id a returned node shows the LLM (``"1"`` for the first;
+#: the node's ``node_id`` is the real id it maps back to)
+CITE_KEY = "cite"
+#: metadata key of the source shown for a node without a title (a path's file name or a URL)
+SOURCE_KEY = "source"
 
 #: metadata keys the adapter adds besides the status label; never shown to the LLM or embedded
 INTERNAL_KEYS = (
@@ -170,14 +180,16 @@ def to_nodes(
             node.embedding = None  # it embedded the old text
             if isinstance(node, TextNode):
                 node.start_char_idx, node.end_char_idx = chunk.start, chunk.end
-        node.metadata = _metadata(node.metadata, chunk, position, summary, keys)
-        visible = set(keys.labels())
+        shown = labels(chunk, position)
+        node.metadata = _metadata(node.metadata, chunk, position, summary, keys, shown=shown)
+        visible = {CITE_KEY, *keys.labels(), *((SOURCE_KEY,) if "source" in shown else ())}
         if labels_only:
             # What the LLM reads is what the core counted against the budget: the labels.
             node.excluded_llm_metadata_keys = [k for k in node.metadata if k not in visible]
         else:
             node.excluded_llm_metadata_keys = _union(node.excluded_llm_metadata_keys, INTERNAL_KEYS)
-        node.excluded_embed_metadata_keys = _union(node.excluded_embed_metadata_keys, (*INTERNAL_KEYS, keys.status))
+        hidden = (*INTERNAL_KEYS, keys.status, CITE_KEY)  # the citation id is a position, not content
+        node.excluded_embed_metadata_keys = _union(node.excluded_embed_metadata_keys, hidden)
         if text_template is not None:
             node.text_template = text_template
         if metadata_template is not None:
@@ -187,9 +199,18 @@ def to_nodes(
 
 
 def _metadata(
-    old: Mapping[str, Any], chunk: Chunk, position: int, summary: dict[str, Any], keys: MetadataKeys
+    old: Mapping[str, Any],
+    chunk: Chunk,
+    position: int,
+    summary: dict[str, Any],
+    keys: MetadataKeys,
+    *,
+    shown: Mapping[str, str],
 ) -> dict[str, Any]:
     meta = dict(old)
+    meta[CITE_KEY] = shown["id"]
+    if "source" in shown and meta.get(SOURCE_KEY) is None:
+        meta[SOURCE_KEY] = shown["source"]  # file name of file_path, or the url (a given source stays)
     if chunk.version is not None and meta.get(keys.version) is None:
         # the core found the version in the file path, URL, title or text: the label it
         # counted against the budget is the one the LLM reads
@@ -206,7 +227,8 @@ def _metadata(
             meta[dst] = list(chunk.meta[src])
     meta["assembly_report"] = dict(summary)
     # labels first, in the core's order, so the LLM view reads like the core's labels
-    first = {k: meta[k] for k in keys.labels() if k in meta}
+    order = (CITE_KEY, keys.title, keys.section, *((SOURCE_KEY,) if "source" in shown else ()), *keys.labels()[2:])
+    first = {k: meta[k] for k in order if k in meta}
     return {**first, **{k: v for k, v in meta.items() if k not in first}}
 
 

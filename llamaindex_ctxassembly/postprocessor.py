@@ -27,11 +27,11 @@ from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
 
 from ctxassembly.assembler import Assembled, Assembler
 from ctxassembly.errors import ConfigError
-from ctxassembly.render import SEPARATOR
+from ctxassembly.render import SEPARATOR, cite_id
 from ctxassembly.report import Decision, Report
 from ctxassembly.stages.arrange import Order
 from llamaindex_ctxassembly.events import ContextAssemblyEvent
-from llamaindex_ctxassembly.mapping import MetadataKeys, compact, nodes_to_chunks, to_nodes
+from llamaindex_ctxassembly.mapping import CITE_KEY, MetadataKeys, compact, nodes_to_chunks, to_nodes
 
 __all__ = ["ContextAssemblyPostprocessor"]
 
@@ -212,6 +212,7 @@ class ContextAssemblyPostprocessor(BaseNodePostprocessor):
                 d = report.decisions[_checked(index)]
                 report.decisions[d.index] = Decision(d.index, d.id, d.stage, d.reason, d.detail, position)
                 n.node.metadata["assembly_position"] = position
+                n.node.metadata[CITE_KEY] = cite_id(position)
                 n.node.metadata["assembly_report"] = summary
         return [n for n, _ in kept]
 
