@@ -17,10 +17,11 @@ order it should read them, labelled through LlamaIndex's own metadata rendering:
 from __future__ import annotations
 
 import inspect
+import os
 from collections.abc import Sequence
 from typing import Any
 
-from llama_index.core.bridge.pydantic import Field, PrivateAttr, field_validator
+from llama_index.core.bridge.pydantic import Field, PrivateAttr, field_serializer, field_validator
 from llama_index.core.instrumentation import get_dispatcher
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
@@ -65,13 +66,19 @@ class ContextAssemblyPostprocessor(BaseNodePostprocessor):
     :param embedder: passed to ``Assembler(embedder=...)`` when not ``None``.
     :param options: any other :class:`ctxassembly.Assembler` keyword option.
     :raises ConfigError: an unknown or invalid option (the message lists valid ones).
+
+    Serialisation: the postprocessor pickles (multiprocessing, Ray workers) and
+    round-trips through ``to_dict`` / ``from_dict`` and ``to_json`` / ``from_json``. A
+    ``reranker`` or ``embedder`` given by name or path serialises as that string and
+    loads again from it; a model object is not data (weights, a device) and serialises
+    as ``None``: set it again after loading. Pickle keeps model objects.
     """
 
     budget: int = Field(description="Token budget of the assembled context.")
     target_version: str | None = Field(default=None, description="Version to answer for (None: from the question).")
     order: Order = Field(default="bookend", description="bookend, edges, relevance or reading.")
-    reranker: Any = Field(default=None, exclude=True, description="Assembler reranker (optional).")
-    embedder: Any = Field(default=None, exclude=True, description="Assembler embedder (optional).")
+    reranker: Any = Field(default=None, description="Assembler reranker (optional; serialised by name or path).")
+    embedder: Any = Field(default=None, description="Assembler embedder (optional; serialised by name or path).")
     options: dict[str, Any] = Field(default_factory=dict, description="Other ctxassembly.Assembler options.")
     version_key: str = Field(default="version", description="Metadata key of the version label.")
     title_key: str = Field(default="title", description="Metadata key of the title label.")
@@ -92,6 +99,11 @@ class ContextAssemblyPostprocessor(BaseNodePostprocessor):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ValueError(f"budget must be a positive int (tokens), got {value!r}")
         return value
+
+    @field_serializer("reranker", "embedder")
+    def _model_spec(self, value: Any) -> str | None:
+        # a name or path is data; a model object is not (see the class docstring)
+        return os.fspath(value) if isinstance(value, (str, os.PathLike)) else None
 
     def __init__(self, **data: Any) -> None:
         super().__init__(**data)
