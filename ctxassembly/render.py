@@ -120,7 +120,7 @@ def cite_id(position: int) -> str:
 def source_label(value: object) -> str | None:
     """How a source is shown: a URL as given, a file path (or ``file:`` URL) as its file name.
 
-    >>> source_label("/home/ana/docs/guide/install.md"), source_label("https://x.org/a/b.html")
+    >>> source_label("/srv/docs/guide/install.md"), source_label("https://x.org/a/b.html")
     ('install.md', 'https://x.org/a/b.html')
     """
     if isinstance(value, os.PathLike):
