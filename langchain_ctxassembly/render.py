@@ -4,7 +4,8 @@ Documents returned by :class:`~langchain_ctxassembly.ContextAssemblyCompressor` 
 exactly as the assembler counted them against the budget: their labels are read from
 ``metadata["ctxassembly"]["labels"]``, and each keeps its citation id (``id="2"`` stays
 ``2`` even when a subset or another order is rendered, so a reply's ``[2]`` still maps to
-``metadata["ctxassembly"]["chunk_id"]``). Any other document is mapped with
+``metadata["ctxassembly"]["chunk_id"]``; documents of several calls, whose ids would
+repeat, are numbered afresh in the order given). Any other document is mapped with
 :class:`~langchain_ctxassembly.mapping.MetadataKeys` and cited by its position, so a plain
 retriever's output can be rendered the same way. Bodies and attributes are escaped: no
 document can close its own tag or forge another's labels.
@@ -61,7 +62,10 @@ def format_documents(
     renderer = Renderer(fmt)
     keys = MetadataKeys() if keys is None else keys
     pairs = [_labelled(d, i, keys, metadata_key) for i, d in enumerate(documents)]
-    return renderer.render([c for c, _ in pairs], [p for _, p in pairs])
+    positions = [p for _, p in pairs]
+    if len(set(positions)) < len(positions):  # documents of several calls: number them afresh
+        positions = list(range(len(pairs)))
+    return renderer.render([c for c, _ in pairs], positions)
 
 
 render_documents: RunnableLambda[Sequence[Document], str] = RunnableLambda(format_documents, name="format_documents")

@@ -102,9 +102,13 @@ def test_langchain_loader_documents_show_their_file_name_and_cite_back(tmp_path:
         assert facts["chunk_id"] == doc.id
         assert compressor.last_report.citations[facts["cite"]] == doc.id  # type: ignore[union-attr]
     # a subset, in another order, keeps its citation ids: a reply's [2] still means the same document
-    if len(out) > 1:
-        again = parse(format_documents(list(reversed(out))))
-        assert [b["id"] for b in again] == [d.metadata["ctxassembly"]["cite"] for d in reversed(out)]
+    assert len(out) > 1
+    again = parse(format_documents(list(reversed(out))))
+    assert [b["id"] for b in again] == [d.metadata["ctxassembly"]["cite"] for d in reversed(out)]
+    # documents of two calls would repeat ids: they are numbered afresh instead
+    other = compressor.compress_documents(docs, "Which proxy variable is read?")
+    mixed = parse(format_documents([*out, *other]))
+    assert [b["id"] for b in mixed] == [str(i + 1) for i in range(len(out) + len(other))]
 
 
 def test_llamaindex_reader_nodes_show_their_file_name_and_cite(tmp_path: Path) -> None:
