@@ -14,6 +14,7 @@ from langchain_core.documents import Document
 from langchain_core.load import dumpd, dumps, load, loads
 
 from ctxassembly.data import retriever
+from ctxassembly.metadata import MetadataKeys
 from langchain_ctxassembly import ContextAssemblyCompressor
 
 pytestmark = [
@@ -52,7 +53,9 @@ def _context(compressor: ContextAssemblyCompressor, documents: list[Document]) -
     return compressor.format_documents(compressor.compress_documents(documents, QUESTION))
 
 
-CONFIGURED = {"budget": 700, "order": "reading", "format": "evidence", "options": {"near_threshold": 0.7}}
+# non-default metadata keys: the MetadataKeys dataclass travels as plain JSON and comes back equal
+KEYS = MetadataKeys(title=("title", "name"), cite="ref")
+CONFIGURED = {"budget": 700, "order": "reading", "format": "evidence", "options": {"near_threshold": 0.7}, "keys": KEYS}
 
 
 def test_pickle_round_trip_runs_the_same(documents: list[Document]) -> None:
@@ -80,6 +83,7 @@ def test_langchain_dumpd_and_loads_round_trip(documents: list[Document]) -> None
     json.dumps(data)  # plain JSON all the way down (no stub for the metadata keys)
     for again in (loads(dumps(compressor), **TRUST), load(data, **TRUST)):
         assert isinstance(again, ContextAssemblyCompressor)
+        assert again.keys == KEYS
         assert again.model_dump() == compressor.model_dump()
         assert _context(again, documents) == _context(compressor, documents)
 

@@ -13,12 +13,15 @@ import pytest
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
 from ctxassembly.data import retriever
+from ctxassembly.metadata import MetadataKeys
 from llamaindex_ctxassembly import ContextAssemblyPostprocessor
 
 pytestmark = pytest.mark.integration
 
 QUESTION = "What is the oldest SQLite version that Django 4.2 supports?"
-CONFIGURED = {"budget": 700, "order": "reading", "options": {"near_threshold": 0.7}, "labels_only": True}
+# non-default metadata keys: the MetadataKeys dataclass travels as plain JSON and comes back equal
+KEYS = MetadataKeys(title=("title", "name"), cite="ref")
+CONFIGURED = {"budget": 700, "order": "reading", "options": {"near_threshold": 0.7}, "labels_only": True, "keys": KEYS}
 
 
 @pytest.fixture(scope="module")
@@ -60,6 +63,7 @@ def test_llamaindex_serialisation_round_trip_runs_the_same(nodes: list[NodeWithS
         again = ContextAssemblyPostprocessor.from_dict(data)
     else:
         again = ContextAssemblyPostprocessor.from_json(post.to_json())
+    assert again.keys == KEYS
     assert again.to_dict() == post.to_dict()
     assert _view(again, nodes) == _view(post, nodes)
 
