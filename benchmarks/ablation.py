@@ -17,7 +17,7 @@ _XML = Renderer("xml")
 def _run(record: dict[str, Any], budget: int, **options: Any) -> list[dict[str, Any]]:
     tv = record["target_version"] if record.get("version_explicit") else None
     res = assemble(record["question"], record["candidates"], budget=budget, target_version=tv, **options)
-    return [{"id": c.id, "text": _XML.block(c), "version": c.version} for c in res.chunks]
+    return [{"id": c.id, "text": _XML.block(c, i), "version": c.version} for i, c in enumerate(res.chunks)]
 
 
 def score_only(record: dict[str, Any], budget: int) -> list[dict[str, Any]]:

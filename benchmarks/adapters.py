@@ -47,7 +47,7 @@ def _version(record: dict[str, Any]) -> str | None:
 
 
 def _out(result: Any) -> list[dict[str, Any]]:
-    return [{"id": c.id, "text": _XML.block(c), "version": c.version} for c in result.chunks]
+    return [{"id": c.id, "text": _XML.block(c, i), "version": c.version} for i, c in enumerate(result.chunks)]
 
 
 def model_free(record: dict[str, Any], budget: int) -> list[dict[str, Any]]:

@@ -263,8 +263,8 @@ class Ctx:
     def __call__(self, record: dict[str, Any], budget: int) -> list[dict[str, Any]]:
         res = self.run(record, budget)
         return [
-            {"id": c.id, "text": _XML.block(c), "version": c.version, "doc_id": c.doc_id, "score": c.score}
-            for c in res.chunks
+            {"id": c.id, "text": _XML.block(c, i), "version": c.version, "doc_id": c.doc_id, "score": c.score}
+            for i, c in enumerate(res.chunks)
         ]
 
 

@@ -31,7 +31,7 @@ from typing import Any, Literal
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
 from ctxassembly.options import Options
-from ctxassembly.render import labels
+from ctxassembly.render import cite_id, labels
 from ctxassembly.report import Report
 
 __all__ = [
@@ -69,6 +69,7 @@ PREFIX = "assembly_"
 """Every key the adapters add to a returned document's or node's metadata starts with it."""
 
 POSITION = "assembly_position"  #: 0-based place in the context
+CITE = "assembly_cite"  #: the citation id the context shows for it ("1" for the first block; a reply's [1])
 CHUNK_ID = "assembly_chunk_id"  #: the chunk id the report names
 SCORE = "assembly_score"  #: the assembly's relevance score (reranker's when one ran)
 RETRIEVER_SCORE = "assembly_retriever_score"  #: the score the input carried (None without one)
@@ -81,12 +82,13 @@ DUPLICATES = "assembly_duplicates"  #: ids of the duplicates this one stands for
 EXCERPT = "assembly_excerpt"  #: True when the text was cut to its best passages
 FLAGS = "assembly_flags"  #: safety flags (e.g. injection-like text removed)
 SPAN = "assembly_span"  #: [start, end] character offsets of the text, or None
-LABELS = "assembly_labels"  #: the labels the context shows for it (id, title, section, version, date, status)
+LABELS = "assembly_labels"  #: the labels the context shows (id is the cite id; title, section, source, version...)
 DECISION = "assembly_decision"  #: this chunk's line of the report
 REPORT = "assembly_report"  #: the call's summary (see :func:`summary`)
 
 OUTPUT_KEYS = (
     POSITION,
+    CITE,
     CHUNK_ID,
     SCORE,
     RETRIEVER_SCORE,
@@ -122,6 +124,11 @@ class MetadataKeys:
 
     :param status: the key LlamaIndex shows the status label under (the LLM reads node
         metadata); LangChain documents carry the status in ``assembly_status``.
+    :param cite: the key LlamaIndex shows the citation id under (``cite: 1``: what the
+        core rendered as ``id="1"``); LangChain documents carry it in ``assembly_cite``.
+    :param source: the key LlamaIndex shows the source label under for a node without a
+        title (a path's file name or a URL, as the core rendered it); written only when
+        the node has no value there.
     :raises ConfigError: an empty key list, a non-string key or an unknown field.
     """
 
@@ -135,6 +142,8 @@ class MetadataKeys:
     end: Keys = ("end_index", "end")
     score: Keys = ("score", "relevance_score")
     status: str = "status"
+    cite: str = "cite"
+    source: str = "source"
 
     def __post_init__(self) -> None:
         for name in _FIELDS:
@@ -145,8 +154,10 @@ class MetadataKeys:
                     f"MetadataKeys.{name}: expected a metadata key (str) or a non-empty tuple of them, got {value!r}"
                 )
             object.__setattr__(self, name, tuple(keys))
-        if not isinstance(self.status, str) or not self.status:
-            raise ConfigError(f"MetadataKeys.status: expected a metadata key (str), got {self.status!r}")
+        for name in ("status", "cite", "source"):
+            value = getattr(self, name)
+            if not isinstance(value, str) or not value:
+                raise ConfigError(f"MetadataKeys.{name}: expected a metadata key (str), got {value!r}")
 
     @classmethod
     def from_mapping(cls, values: Mapping[str, Any]) -> MetadataKeys:
@@ -158,8 +169,10 @@ class MetadataKeys:
         return cls(**values)
 
     def labels(self) -> tuple[str, ...]:
-        """The first key of each label field and the status key, in the core's label order."""
-        return (self.title[0], self.section[0], self.version[0], self.date[0], self.status)
+        """The keys a node shows its labels under, in the core's label order (id, title,
+        section, source, version, date, status): the cite key, the first key of each label
+        field, the source and status keys."""
+        return (self.cite, self.title[0], self.section[0], self.source, self.version[0], self.date[0], self.status)
 
 
 def to_record(
@@ -244,6 +257,7 @@ def facts(
     meta = chunk.meta
     return {
         POSITION: position,
+        CITE: cite_id(position),
         CHUNK_ID: chunk.id,
         SCORE: chunk.score,
         RETRIEVER_SCORE: given,
@@ -256,7 +270,7 @@ def facts(
         EXCERPT: bool(meta.get("excerpt", False)),
         FLAGS: _ids(meta.get("flags")),
         SPAN: [chunk.start, chunk.end] if chunk.start is not None else None,
-        LABELS: labels(chunk),
+        LABELS: labels(chunk, position),
         DECISION: decision.to_dict() if decision is not None else None,
         REPORT: {**call, "reasons": dict(call["reasons"])},
     }

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from ctxassembly.chunk import Chunk
+from ctxassembly.render import cite_id
 
 __all__ = ["KEPT", "Decision", "Mark", "Report"]
 
@@ -30,6 +31,11 @@ class Decision:
     def kept(self) -> bool:
         return self.reason == KEPT
 
+    @property
+    def cite(self) -> str | None:
+        """The citation id the context shows for this chunk (``None`` if dropped)."""
+        return cite_id(self.position) if self.kept and self.position is not None else None
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "index": self.index,
@@ -38,6 +44,7 @@ class Decision:
             "stage": self.stage,
             "reason": self.reason,
             "position": self.position,
+            "cite": self.cite,
             "detail": self.detail,
         }
 
@@ -117,6 +124,11 @@ class Report:
         return sorted((d for d in self.decisions if d.kept), key=lambda d: d.position or 0)
 
     @property
+    def citations(self) -> dict[str, str]:
+        """Citation id shown in the context -> the real chunk id, in context order."""
+        return {d.cite: d.id for d in self.kept if d.cite is not None}
+
+    @property
     def dropped(self) -> list[Decision]:
         return [d for d in self.decisions if not d.kept]
 
@@ -145,6 +157,7 @@ class Report:
             "kept": sum(d.kept for d in self.decisions),
             "dropped": sum(not d.kept for d in self.decisions),
             "reasons": dict(self.reasons),
+            "citations": self.citations,
             "stage_counts": self.stage_counts,
             "timings_ms": {k: round(v, 3) for k, v in self.timings_ms.items()},
             "notes": self.notes,
@@ -158,7 +171,7 @@ class Report:
         """A plain-text table: one row per input chunk."""
         rows = [("#", "id", "fate", "stage", "reason", "detail")]
         for d in self.decisions:
-            fate = f"kept @{d.position}" if d.kept else "dropped"
+            fate = f"kept @{d.position} [{d.cite}]" if d.kept else "dropped"
             detail = ", ".join(f"{k}={v}" for k, v in d.detail.items())
             rows.append((str(d.index), d.id, fate, d.stage, d.reason, detail[:60]))
         widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]

@@ -20,12 +20,15 @@ Usage::
 
 from __future__ import annotations
 
+import dataclasses
+import os
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from langchain_core.callbacks import AsyncCallbackManager, CallbackManager, Callbacks
 from langchain_core.documents import BaseDocumentCompressor, Document
-from pydantic import ConfigDict, Field, PrivateAttr, field_validator
+from langchain_core.load.serializable import Serializable, SerializedConstructor, SerializedNotImplemented
+from pydantic import ConfigDict, Field, PrivateAttr, field_serializer, field_validator
 
 from ctxassembly.assembler import Assembled, Assembler
 from ctxassembly.metadata import MetadataKeys, ScoreFrom, assembly_options, check_budget
@@ -52,7 +55,7 @@ class Compressed(NamedTuple):
     report: Report
 
 
-class ContextAssemblyCompressor(BaseDocumentCompressor):
+class ContextAssemblyCompressor(BaseDocumentCompressor, Serializable):
     """Filter, de-duplicate, version-check, budget, order and label retrieved documents.
 
     :param budget: tokens the rendered context may use (counted on the real XML text).
@@ -73,6 +76,15 @@ class ContextAssemblyCompressor(BaseDocumentCompressor):
     The model is frozen: the Assembler is built once, at construction (so a bad option
     fails there), and reused by every call. A ``model_copy(update=...)`` variant builds
     its own on first use.
+
+    Serialisation: the compressor pickles (multiprocessing, joblib, Ray workers; the
+    Assembler is rebuilt in the worker) and round-trips through ``model_dump_json()`` /
+    ``model_validate_json()`` and LangChain's ``dumpd`` / ``dumps`` / ``loads``
+    (``loads(s, allowed_objects=[ContextAssemblyCompressor], valid_namespaces=
+    ["langchain_ctxassembly"])``: LangChain loads only the classes it is told to trust). A ``reranker`` or ``embedder``
+    given by name or path serialises as that string and loads again from it; a model
+    object is not data (weights, a device) and serialises as ``None``: pass it again after
+    loading, ``model_copy(update={"reranker": model})``. Pickle keeps model objects.
 
     :raises pydantic.ValidationError: a bad field (a budget that is not a positive int,
         ``"1500"`` included), an unknown field, an unknown option, or an option given both
@@ -99,6 +111,37 @@ class ContextAssemblyCompressor(BaseDocumentCompressor):
     @classmethod
     def _check_budget(cls, value: object) -> int:
         return check_budget(value)
+
+    @field_serializer("reranker", "embedder")
+    def _model_spec(self, value: Any) -> str | None:
+        # a name or path is data; a model object is not (see the class docstring)
+        return os.fspath(value) if isinstance(value, (str, os.PathLike)) else None
+
+    @classmethod
+    def is_lc_serializable(cls) -> bool:
+        return True
+
+    @classmethod
+    def get_lc_namespace(cls) -> list[str]:
+        return ["langchain_ctxassembly"]
+
+    def to_json(self) -> SerializedConstructor | SerializedNotImplemented:
+        """LangChain's serialised form: the fields that differ from their defaults, models
+        by name or path only, nested settings (``keys``) as plain JSON."""
+        data = super().to_json()
+        if data["type"] == "constructor":
+            kwargs = data["kwargs"]
+            for name in ("reranker", "embedder"):
+                if name in kwargs:
+                    spec = self._model_spec(kwargs[name])
+                    if spec is None:
+                        del kwargs[name]
+                    else:
+                        kwargs[name] = spec
+            for name, value in list(kwargs.items()):
+                if dataclasses.is_dataclass(value) and not isinstance(value, type):
+                    kwargs[name] = dataclasses.asdict(value)
+        return data
 
     def model_post_init(self, context: Any, /) -> None:
         self.assembler  # noqa: B018 - build now, so that a bad option fails at construction

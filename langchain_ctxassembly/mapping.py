@@ -79,7 +79,9 @@ def to_documents(
 
     Each keeps the ``id`` of the input document its chunk came from (``chunk.index``),
     takes the assembled text as ``page_content``, a deep copy of that document's metadata
-    and the ``assembly_*`` keys. The input's score key (the first of ``keys.score``
+    and the ``assembly_*`` keys
+    (``assembly_cite`` is the citation id the context shows, ``"1"`` for the first block:
+    a reply's ``[1]`` maps back to ``assembly_chunk_id``). The input's score key (the first of ``keys.score``
     present) keeps the retriever's score unless ``score_from="assembly"``, which writes the
     assembly's score there (and ``relevance_score`` when the input had none).
     """

@@ -22,8 +22,11 @@ every decision is the core's. The metadata convention is the one both adapters s
 * Out: a deep copy of the input node (the caller's node is never touched), its text
   replaced when the core merged, excerpted or cleaned it, its score the retriever's
   (``score_from="assembly"``: the assembly's), its metadata extended with the labels the
-  LLM reads (a version the core found in a path or URL, the status) and the
-  ``assembly_*`` facts, which are hidden from the LLM and embedding views.
+  LLM reads (the citation id under ``cite``, ``"1"`` for the first node: a reply's ``[1]``
+  maps back to that node's ``node_id`` and ``assembly_chunk_id``; for a node without a title
+  the ``source`` the core shows, the file name of ``file_path`` or the ``url``, a ``source``
+  the node already has staying as it is; a version the core found in a path or URL; the
+  status) and the ``assembly_*`` facts, which are hidden from the LLM and embedding views.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from ctxassembly import metadata as convention
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ChunkError
 from ctxassembly.metadata import OUTPUT_KEYS, MetadataKeys, ScoreFrom
+from ctxassembly.render import labels
 from ctxassembly.report import Report
 
 __all__ = ["MetadataKeys", "node_text", "nodes_to_chunks", "to_nodes"]
@@ -150,7 +154,6 @@ def to_nodes(
     included (a merged chunk is its best-ranked part with the joined text).
     """
     call = convention.summary(report)
-    visible = set(keys.labels())
     out = []
     for position, chunk in enumerate(chunks):
         if chunk.index is None:
@@ -162,7 +165,11 @@ def to_nodes(
             node.embedding = None  # it embedded the old text
             if isinstance(node, TextNode) and node.start_char_idx is not None:
                 node.start_char_idx, node.end_char_idx = chunk.start, chunk.end
+        shown = labels(chunk, position)  # what the core rendered and counted for this chunk
         meta = dict(node.metadata)
+        meta[keys.cite] = shown["id"]
+        if "source" in shown and meta.get(keys.source) is None:
+            meta[keys.source] = shown["source"]  # file name of file_path, or the url (a given source stays)
         if chunk.version is not None and meta.get(keys.version[0]) is None:
             # the core found the version in the file path, URL, title or text: the label it
             # counted against the budget is the one the LLM reads
@@ -170,15 +177,18 @@ def to_nodes(
         if chunk.meta.get("status") is not None:
             meta[keys.status] = chunk.meta["status"]
         meta.update(convention.facts(chunk, position, report, call, original.score))
-        # labels first, in the core's order, so the LLM view reads like the core's labels
-        first = {k: meta[k] for k in keys.labels() if k in meta}
+        # labels first, in the core's order, so the LLM view reads like the core's labels;
+        # the source key only when the core showed a source (a titled node's stays hidden)
+        visible = [k for k in keys.labels() if k != keys.source or "source" in shown]
+        first = {k: meta[k] for k in visible if k in meta}
         node.metadata = {**first, **{k: v for k, v in meta.items() if k not in first}}
         if labels_only:
             # What the LLM reads is what the core counted against the budget: the labels.
             node.excluded_llm_metadata_keys = [k for k in node.metadata if k not in visible]
         else:
             node.excluded_llm_metadata_keys = _union(node.excluded_llm_metadata_keys, OUTPUT_KEYS)
-        node.excluded_embed_metadata_keys = _union(node.excluded_embed_metadata_keys, (*OUTPUT_KEYS, keys.status))
+        hidden = (*OUTPUT_KEYS, keys.status, keys.cite)  # the citation id is a position, not content
+        node.excluded_embed_metadata_keys = _union(node.excluded_embed_metadata_keys, hidden)
         if text_template is not None and isinstance(node, (TextNode, Node)):  # the node kinds that have one
             node.text_template = text_template
         if metadata_template is not None:

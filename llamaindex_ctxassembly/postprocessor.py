@@ -16,10 +16,11 @@ order it should read them, labelled through LlamaIndex's own metadata rendering:
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any
 
-from llama_index.core.bridge.pydantic import ConfigDict, Field, PrivateAttr, field_validator
+from llama_index.core.bridge.pydantic import ConfigDict, Field, PrivateAttr, field_serializer, field_validator
 from llama_index.core.instrumentation import get_dispatcher
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import NodeWithScore, QueryBundle
@@ -53,8 +54,11 @@ class ContextAssemblyPostprocessor(BaseNodePostprocessor):
     ``status`` (``current``, ``unversioned``; ``superseded``/``other_version`` under
     ``version_policy="label"``) and the ``assembly_*`` facts of
     :mod:`ctxassembly.metadata`, the convention the LangChain adapter shares.
-    The LLM view shows only the labels (title, section, version, date, status) unless
-    ``labels_only=False``; the ``assembly_*`` keys are never shown or embedded.
+    The LLM view shows only the labels the core rendered and counted (``cite``, the
+    citation id: ``"1"`` for the first node, a reply's ``[1]``; title, section; ``source``
+    for a node without a title; version, date, status) unless ``labels_only=False``; the
+    ``assembly_*`` keys (``assembly_cite`` and ``assembly_chunk_id`` among them) are
+    never shown or embedded.
 
     The full report of the last call is :attr:`last_report`; every call also fires a
     :class:`~llamaindex_ctxassembly.events.ContextAssemblyEvent` on LlamaIndex
@@ -74,13 +78,19 @@ class ContextAssemblyPostprocessor(BaseNodePostprocessor):
     :raises pydantic.ValidationError: a bad field (a budget that is not a positive int,
         ``"1500"`` included), an unknown field, an unknown option, or an option given both
         as a field and in ``options`` (the message lists the valid options).
+
+    Serialisation: the postprocessor pickles (multiprocessing, Ray workers) and
+    round-trips through ``to_dict`` / ``from_dict`` and ``to_json`` / ``from_json``. A
+    ``reranker`` or ``embedder`` given by name or path serialises as that string and
+    loads again from it; a model object is not data (weights, a device) and serialises
+    as ``None``: set it again after loading. Pickle keeps model objects.
     """
 
     budget: int = Field(description="Token budget of the assembled context.")
     target_version: str | None = Field(default=None, description="Version to answer for (None: from the question).")
     order: Order = Field(default="bookend", description="bookend, edges, relevance or reading.")
-    reranker: Any = Field(default=None, exclude=True, description="Assembler reranker (optional).")
-    embedder: Any = Field(default=None, exclude=True, description="Assembler embedder (optional).")
+    reranker: Any = Field(default=None, description="Assembler reranker (optional; serialised by name or path).")
+    embedder: Any = Field(default=None, description="Assembler embedder (optional; serialised by name or path).")
     options: dict[str, Any] = Field(default_factory=dict, description="Other ctxassembly.Assembler options.")
     keys: MetadataKeys = Field(default_factory=MetadataKeys, description="Metadata keys of the chunk fields.")
     score_from: ScoreFrom = Field(default="retriever", description="Score of returned nodes: retriever or assembly.")
@@ -97,6 +107,11 @@ class ContextAssemblyPostprocessor(BaseNodePostprocessor):
     @classmethod
     def _check_budget(cls, value: object) -> int:
         return check_budget(value)
+
+    @field_serializer("reranker", "embedder")
+    def _model_spec(self, value: Any) -> str | None:
+        # a name or path is data; a model object is not (see the class docstring)
+        return os.fspath(value) if isinstance(value, (str, os.PathLike)) else None
 
     def model_post_init(self, context: Any, /) -> None:
         self._assembler = self._build()  # a bad option fails at construction

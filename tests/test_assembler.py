@@ -53,7 +53,7 @@ def test_every_option_changes_something_and_reports_it(records):
         assemble(rec["question"], rec["candidates"], budget=1000, order="relevance").chunks[0].id == base.chunks[0].id
     )
     ev = assemble(rec["question"], rec["candidates"], budget=1000, format="evidence")
-    assert ev.text.startswith("[E1]")
+    assert ev.text.startswith("[1] ")
     capped = assemble(rec["question"], rec["candidates"], budget=3000, max_per_doc=1)
     assert len({c.doc_id for c in capped.chunks}) == len(capped.chunks)
     reserved = assemble(rec["question"], rec["candidates"], budget=1000, reserve=600)

@@ -30,7 +30,7 @@ def test_assemble_jsonl_to_xml_and_errors(tmp_path):
     f.write_text("".join(json.dumps(x) + "\n" for x in lines))
     r = runner.invoke(app, ["assemble", str(f), "-q", "retry limit?", "--budget", "200"])
     assert r.exit_code == 0
-    assert r.output.startswith('<document id="a"')
+    assert r.output.startswith('<document id="1"')
     assert "3.1" not in r.output
     assert runner.invoke(app, ["assemble", str(f)]).exit_code != 0  # no question
     bad = tmp_path / "bad.jsonl"

