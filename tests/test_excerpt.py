@@ -140,3 +140,77 @@ def test_fit_declines_a_fragment_without_the_best_matching_block() -> None:
     with_table = Excerpt().fit(c, 160, ctx)
     assert with_table is not None
     assert "3.13 (added in 5.2.8)" in with_table.text
+
+
+# A code example under its directive line; the prose after it is what the page says.
+CODE_EXAMPLE = (
+    ".. code-block:: python\n\n"
+    "    # contents of test_app.py, a simple test for our API retrieval\n"
+    "    # import requests for the purposes of monkeypatching\n"
+    "    import requests\n\n"
+    "    # our app.py that includes the get_json() function\n"
+    "    # this is the previous code block example\n"
+    "    import app\n\n"
+    "    def test_get_json(monkeypatch):\n"
+    "        # apply the monkeypatch for requests.get to mock_get\n"
+    '        monkeypatch.setattr(requests, "get", mock_get)\n'
+    '        result = app.get_json("https://fakeurl")\n'
+    '        assert result["mock_key"] == "mock_response"\n\n'
+    "``monkeypatch`` applies the mock for ``requests.get`` with our ``mock_get`` function.\n"
+    "The ``mock_get`` function returns an instance of the ``MockResponse`` class, which\n"
+    "has a ``json()`` method defined to return a known testing dictionary and does not\n"
+    "require any outside API connection.\n"
+)
+
+
+def test_fit_declines_a_fragment_matched_only_in_a_markup_line() -> None:
+    # "python" matches the code block's language, not anything the page says about Python
+    ctx = context("Which Python versions does the tool require?")
+    c = chunks(("a", CODE_EXAMPLE))[0]
+    # room for the directive line and some of its code, not for the prose that matches
+    # ("require"): the code alone is not a fragment about the question
+    for limit in (60, 100, 150):
+        assert Excerpt().fit(c, limit, ctx) is None
+    # where only the markup line matches, it is the name the chunk is about (and kept)
+    cut = Excerpt().fit(c, 60, context("Is it Python?"))
+    assert cut is not None
+    assert cut.text.startswith(".. code-block:: python")
+
+
+# A setting with its values listed, then the same example in two syntaxes (tabs).
+SETTING = (
+    ".. confval:: console_output_style\n"
+    '   :type: ``"classic" | "progress" | "count" | "times" | "progress-even-when-capture-no"``\n'
+    '   :default: ``"progress"``\n\n'
+    "   Sets the console output style while running tests:\n\n"
+    "   * ``classic``: classic pytest output.\n"
+    "   * ``progress``: like classic pytest output, but with a progress indicator.\n"
+    "   * ``progress-even-when-capture-no``: allows the use of the progress indicator even when ``capture=no``.\n"
+    "   * ``count``: like progress, but shows progress as the number of tests completed instead of a percent.\n"
+    "   * ``times``: show tests duration.\n\n"
+    "   You can fallback to ``classic`` if you prefer or\n"
+    "   the new mode is causing unexpected problems:\n\n"
+    "   .. tab:: toml\n\n"
+    "       .. code-block:: toml\n\n"
+    "            [pytest]\n"
+    '            console_output_style = "classic"\n\n'
+    "   .. tab:: ini\n\n"
+    "       .. code-block:: ini\n\n"
+    "            [pytest]\n"
+    "            console_output_style = classic\n"
+)
+
+
+def test_fit_keeps_one_of_two_examples_that_repeat_the_same_words() -> None:
+    ctx = context("Which console_output_style value shows how long each test took?")
+    c = chunks(("a", SETTING))[0]
+    # 130 tokens hold the setting, its lead-in and both examples, or one example and the
+    # paragraph that says when to use it: the second example says nothing new
+    cut = Excerpt().fit(c, 130, ctx)
+    assert cut is not None
+    assert cut.text.count("console_output_style = ") == 1
+    assert "You can fallback to ``classic``" in cut.text
+    # with room for the values, they come before any example
+    cut = Excerpt().fit(c, 150, ctx)
+    assert cut is not None
+    assert "* ``times``: show tests duration." in cut.text

@@ -15,8 +15,12 @@ first table cells), and inherits half its owner's and a quarter of its heading's
 so the body of a matched name ranks with the name. Blocks are kept best-first while they
 fit the chunk's share, each **with its owners** (the name a value belongs to) and, when
 it owns blocks, **with its first child** (the value a name has): a matched term is never
-separated from its value. A chunk under its share stays whole: short chunks are never
-cut. No text is rewritten; contiguous blocks keep the text between them, other cuts are
+separated from its value. When select fits a chunk to the room left, a block that matches
+the same question words as a kept block at its indent (one example in two syntaxes) waits
+for the blocks that add something, and the block that must be in the fragment is the best
+match in text, not in a markup line (``.. code-block:: python`` names a kind, not a
+subject), unless only markup matches. A chunk under its share stays whole: short chunks
+are never cut. No text is rewritten; contiguous blocks keep the text between them, other cuts are
 marked with ``gap_marker``, and the chunk's labels and id stay.
 """
 
@@ -30,9 +34,9 @@ import numpy as np
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
 from ctxassembly.pipeline import Context, StageBase
-from ctxassembly.text.lexical import Lexical
+from ctxassembly.text.lexical import Lexical, query_terms, words
 from ctxassembly.text.selection import with_gaps
-from ctxassembly.text.structure import HEADER_CHARS, Block, definitions, structure
+from ctxassembly.text.structure import HEADER_CHARS, Block, definitions, is_mark, structure
 
 __all__ = ["Excerpt"]
 
@@ -121,14 +125,19 @@ class Excerpt(StageBase):
             scores = block_scores([chunk.text[b.start : b.end] for b in tree], ctx.question)
         if not scores.size or scores.max() <= 0:
             return None
-        keep = choose(chunk.text, tree, scores, limit, ctx.count_tokens)
+        keep = choose(chunk.text, tree, scores, limit, ctx.count_tokens, question=ctx.question)
         # A fragment without the block that matches the question best is the chunk's
         # periphery: it would spend the rest of the budget on what the chunk is not about.
         # Where that block alone is larger than the room left, the name it defines (its
         # label line) stands for it.
         if keep is None:
             return None
-        top = int(np.argmax(scores))
+        # Where the text matches too, a markup line (``.. code-block:: python``) is not the
+        # match: it names the kind of what follows, and a fragment matched only there is
+        # periphery. (Where only markup matches, ``.. attribute:: username``, it is the name.)
+        marks = [is_mark(chunk.text[b.start : b.end]) for b in tree]
+        content = np.where(marks, 0.0, scores)
+        top = int(np.argmax(content if content.max() > 0 else scores))
         best = tree[top]
         if top not in keep and not (best.label in keep and ctx.count_tokens(chunk.text[best.start : best.end]) > limit):
             return None
@@ -164,9 +173,19 @@ def block_scores(texts: Sequence[str], question: str) -> np.ndarray:
 
 
 def choose(
-    text: str, tree: Sequence[Block], scores: np.ndarray, cap: int, count: Callable[[str], int]
+    text: str,
+    tree: Sequence[Block],
+    scores: np.ndarray,
+    cap: int,
+    count: Callable[[str], int],
+    *,
+    question: str | None = None,
 ) -> list[int] | None:
-    """Indices of the blocks to keep within ``cap`` tokens, or ``None`` to leave the chunk whole."""
+    """Indices of the blocks to keep within ``cap`` tokens, or ``None`` to leave the chunk whole.
+
+    With ``question``, a block that matches the same question words as a kept block at
+    its indent (the same example in another syntax, one tab of several) waits until the
+    other blocks were tried: it says again what the fragment says."""
     if len(tree) < 2:
         return None
     own = np.asarray(scores, dtype=np.float64)
@@ -177,10 +196,17 @@ def choose(
         if b.heading is not None:
             ctx_score[j] += 0.25 * own[b.heading]
     cost = [count(text[b.start : b.end]) + 2 for b in tree]
+    terms = set(query_terms(question)) if question is not None else set()
+    found = [frozenset(terms.intersection(words(text[b.start : b.end]))) for b in tree]
     keep: set[int] = set()
+    said: set[tuple[int, frozenset[str]]] = set()  # (indent, question words) of kept blocks
     used = 0
+    waiting: list[int] = []
     for j in sorted(range(len(tree)), key=lambda j: (-ctx_score[j], j)):
         if j in keep or (ctx_score[j] <= 0 and keep):
+            continue
+        if found[j] and (tree[j].indent, found[j]) in said:
+            waiting.append(j)
             continue
         group = _with_owners(tree, j, text)
         extra = sum(cost[x] for x in group - keep)
@@ -188,6 +214,13 @@ def choose(
             continue
         keep |= group
         used += extra
+        said.update((tree[x].indent, found[x]) for x in group if found[x])
+    for j in waiting:  # the repeats, while room is left
+        group = _with_owners(tree, j, text)
+        extra = sum(cost[x] for x in group - keep)
+        if used + extra <= cap:
+            keep |= group
+            used += extra
     if not keep or len(keep) == len(tree):
         return None
     return sorted(keep)

@@ -26,6 +26,7 @@ __all__ = [
     "blocks",
     "definitions",
     "indent",
+    "is_mark",
     "lines_with_offsets",
     "structure",
 ]
@@ -126,6 +127,12 @@ _HTML_HEAD = re.compile(r"^\s*<h[1-6]\b", re.IGNORECASE)
 _SPLIT_LINES = 8  # a block of this many lines or more may be split at its shallowest lines
 # a markup-only block: a directive line, a field, a bold quote ("> **Note**"), an alert ("[!NOTE]")
 _MARK = re.compile(r"^\s*(?:\.\.\s+[\w:.-]+::|:[\w -]+:|>\s*\*\*|\[!\w+\])")
+
+
+def is_mark(text: str) -> bool:
+    """``text`` is one line of markup alone (``.. code-block:: python``, ``:since: 2.1``,
+    ``> **Note**``, ``[!NOTE]``): what it names is the kind of what follows, not content."""
+    return "\n" not in text.strip() and bool(_MARK.match(text))
 
 
 def blocks(text: str) -> list[str]:

@@ -1,6 +1,6 @@
 import pytest
 
-from ctxassembly.text.structure import UNDERLINE, blocks, definitions, indent, lines_with_offsets, structure
+from ctxassembly.text.structure import UNDERLINE, blocks, definitions, indent, is_mark, lines_with_offsets, structure
 
 pytestmark = pytest.mark.unit
 
@@ -80,3 +80,20 @@ def test_definitions_finds_the_defined_name(text: str, name: str) -> None:
 def test_definitions_ignores_prose_and_code_lines() -> None:
     text = "The limit is five.\nIt applies to every call.\n\n    def retry():\n        pass\n"
     assert definitions(text) == ""
+
+
+@pytest.mark.parametrize(
+    ("block", "mark"),
+    [
+        (".. code-block:: python", True),
+        ("   .. tab:: toml", True),
+        (":since: 2.1", True),
+        ("> **Note**", True),
+        ("[!NOTE]", True),
+        (".. confval:: console_output_style\n   :type: ``str``", False),  # a name with its fields
+        ("``monkeypatch`` applies the mock.", False),
+        ("Requires Python 3.9 or later.", False),
+    ],
+)
+def test_is_mark_reads_one_line_of_markup_alone(block: str, mark: bool) -> None:
+    assert is_mark(block) is mark
