@@ -1,5 +1,5 @@
 """Issue 18 in real LangChain objects: odd metadata is a decision on one document (point 4),
-the retriever's score stays the document's score (point 3), splitter neighbours merge (6)."""
+the retriever's score stays the document's score (point 3), splitter neighbours merge (6), and behind an EnsembleRetriever (hybrid search, no scores)."""
 
 from __future__ import annotations
 
@@ -115,3 +115,30 @@ def test_splitter_neighbours_merge_by_default_and_start_index_keeps_working() ->
     # the core's own default (gap 0) merges only chunks that touch: these stay apart
     direct = Assembler(order="reading", max_share=None).run("database backends", to_chunks(docs[:3]), budget=3000)
     assert len(direct.chunks) == 3
+
+
+def test_behind_an_ensemble_retriever(
+    vector_store: InMemoryVectorStore, bm25_documents: Any, count_tokens: Any
+) -> None:
+    # LangChain's hybrid search: EnsembleRetriever fuses a dense and a keyword retriever by
+    # reciprocal rank and returns documents without a score; the compressor behind it ranks
+    # those by incoming order and the question's words, keeps the budget and cites every kept one.
+    from langchain_classic.retrievers import EnsembleRetriever
+
+    @chain
+    def keyword(query: str) -> list[Document]:
+        return bm25_documents(query, k=10)
+
+    ensemble = EnsembleRetriever(retrievers=[vector_store.as_retriever(search_kwargs={"k": 10}), keyword])
+    question = "How do I enable a PostgreSQL connection pool?"
+    fused = ensemble.invoke(question)
+    compressor = ContextAssemblyCompressor(budget=600)
+    out = ContextualCompressionRetriever(base_compressor=compressor, base_retriever=ensemble).invoke(question)
+    report = compressor.last_report
+    assert report is not None
+    assert len(report.decisions) == len(fused)  # every fused document has its one fate
+    assert 0 < len(out) < len(fused)
+    assert sum(count_tokens(d.page_content) for d in out) <= 600
+    assert [d.metadata["assembly_cite"] for d in out] == [str(i) for i in range(1, len(out) + 1)]
+    assert {d.metadata["assembly_chunk_id"] for d in out} <= {d.id for d in fused}
+    assert any("pool" in d.page_content.lower() for d in out)
