@@ -1,5 +1,6 @@
 """Issue 18 in real LangChain objects: odd metadata is a decision on one document (point 4),
-the retriever's score stays the document's score (point 3), splitter neighbours merge (6), and behind an EnsembleRetriever (hybrid search, no scores)."""
+the retriever's score stays the document's score (point 3), splitter neighbours merge (6);
+and the compressor behind an EnsembleRetriever (hybrid search, no scores)."""
 
 from __future__ import annotations
 
