@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -83,3 +84,17 @@ def dev_data() -> DevData:
 @pytest.fixture
 def ctx() -> Context:
     return context()
+
+
+@pytest.fixture(scope="session")
+def local_ray() -> Iterator[Any]:
+    """One local Ray (2 CPUs) for the whole session: starting Ray takes seconds, and every
+    Ray test (batch runs, the adapters shipped to a worker) shares it."""
+    import ray  # the ray extra is part of 'all': a missing Ray is a failure, not a skip
+
+    started = not ray.is_initialized()
+    if started:
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield ray
+    if started:
+        ray.shutdown()

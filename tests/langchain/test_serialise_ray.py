@@ -5,7 +5,6 @@ path loading again in the worker."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -22,18 +21,6 @@ pytestmark = [
 ]
 
 QUESTION = "What is the oldest SQLite version that Django 4.2 supports?"
-
-
-@pytest.fixture(scope="module")
-def local_ray() -> Iterator[Any]:
-    import ray  # the ray extra is part of 'all': a missing Ray is a failure, not a skip
-
-    started = not ray.is_initialized()
-    if started:
-        ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
-    yield ray
-    if started:
-        ray.shutdown()
 
 
 def _assemble(compressor: ContextAssemblyCompressor, documents: list[Document], question: str) -> str:

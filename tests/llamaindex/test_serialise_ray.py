@@ -3,7 +3,6 @@ serialisation, it returns the same nodes and LLM view there as here."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -20,18 +19,6 @@ pytestmark = [
 ]
 
 QUESTION = "What is the oldest SQLite version that Django 4.2 supports?"
-
-
-@pytest.fixture(scope="module")
-def local_ray() -> Iterator[Any]:
-    import ray  # the ray extra is part of 'all': a missing Ray is a failure, not a skip
-
-    started = not ray.is_initialized()
-    if started:
-        ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
-    yield ray
-    if started:
-        ray.shutdown()
 
 
 def _postprocess(
