@@ -111,4 +111,4 @@ def test_the_names_of_markup_roles_are_not_words_of_the_content():
     other = "Markers select tests by name and keyword."
     cs = chunks(("index", index), ("answer", answer), ("other", other))
     out = Relevance(weights={"lexical": 1}).run(cs, context(question))
-    assert [c.id for c in out][0] == "answer"
+    assert out[0].id == "answer"
