@@ -114,3 +114,19 @@ def test_the_copy_that_serves_the_question_is_kept_and_the_report_says_why():
     ctx = context("What is the retry limit?", target_version="3.2")
     assert [c.id for c in Dedup().run(vs, ctx)] == ["new"]
     assert ctx.report._fates[0].detail["kept_because"] == "target_version"
+
+
+def test_copies_that_differ_only_in_markup_are_near_duplicates():
+    # one docs version marks a name up as a reST role, the next as literal text: the same
+    # passage, which word shingles must not tell apart by the role's name
+    old = (
+        "The new :setting:`CSRF_COOKIE_MASKED` transitional setting allows specifying whether "
+        "to mask the CSRF cookie. Set :setting:`CSRF_COOKIE_MASKED` to ``True`` during the "
+        "transition, in order to allow compatibility with the older versions. Once the "
+        "transition is complete you can stop overriding :setting:`CSRF_COOKIE_MASKED`."
+    )
+    new = old.replace(":setting:`CSRF_COOKIE_MASKED`", "``CSRF_COOKIE_MASKED``")
+    ctx = context()
+    out = Dedup().run(chunks(("new", new), ("old", old)), ctx)
+    assert [c.id for c in out] == ["new"]
+    assert fates(ctx) == {1: "duplicate"}

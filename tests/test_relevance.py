@@ -98,3 +98,17 @@ def test_define_ranks_the_chunk_that_defines_the_named_option_first() -> None:
     out = Relevance(weights={"define": 1.0}).run(cs, ctx)
     assert [c.id for c in out] == ["defines", "mention"]
     assert "define" in SIGNALS
+
+
+def test_the_names_of_markup_roles_are_not_words_of_the_content():
+    # a reference page marks every entry up with the same role (``:fixture:`...```): the
+    # role's name is markup, so a question with that word is not answered by the markup
+    question = "Which fixture is session scoped?"
+    index = "Reference: " + ", ".join(
+        f":fixture:`{n}`" for n in ("capsys", "caplog", "monkeypatch", "recwarn", "pytestconfig", "tmp_path")
+    )
+    answer = "The tmp_path_factory lasts the whole session."
+    other = "Markers select tests by name and keyword."
+    cs = chunks(("index", index), ("answer", answer), ("other", other))
+    out = Relevance(weights={"lexical": 1}).run(cs, context(question))
+    assert out[0].id == "answer"

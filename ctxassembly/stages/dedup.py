@@ -27,7 +27,7 @@ from typing import Any
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
 from ctxassembly.pipeline import Context, StageBase
-from ctxassembly.text.lexical import Lexical, differs_in_substance, jaccard, normalize, shingles
+from ctxassembly.text.lexical import Lexical, differs_in_substance, jaccard, normalize, shingles, without_markup
 
 __all__ = ["Dedup"]
 
@@ -92,7 +92,7 @@ class Dedup(StageBase):
         conflicts: dict[int, list[str]] = {}
         removed: set[int] = set()
         if self.threshold is not None and len(kept) > 1:
-            sh = [shingles(c.text, self.shingle) for c in kept]
+            sh = [shingles(without_markup(c.text), self.shingle) for c in kept]
             for i, j in self._pairs(sh):
                 if i in removed or j in removed:
                     continue

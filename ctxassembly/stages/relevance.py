@@ -20,7 +20,7 @@ from typing import Literal
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ChunkError, ConfigError
 from ctxassembly.pipeline import Context, StageBase
-from ctxassembly.text.lexical import Lexical, text_classes
+from ctxassembly.text.lexical import Lexical, text_classes, without_markup
 from ctxassembly.text.structure import definitions
 
 __all__ = ["SIGNALS", "Relevance"]
@@ -136,5 +136,5 @@ class Relevance(StageBase):
             texts = [c.text for c in live]
             scores = Lexical([definitions(t) for t in texts], idf_from=texts).scores(ctx.question)
             return [s if s > 0 else None for s in scores]
-        texts = [" ".join(filter(None, (c.title, c.section, c.text))) for c in live]
+        texts = [" ".join(filter(None, (c.title, c.section, without_markup(c.text)))) for c in live]
         return list(Lexical(texts).scores(ctx.question))

@@ -30,6 +30,18 @@ _WS = re.compile(r"\s+")
 _WORD = re.compile(r"\w+")
 
 
+# reST markup words that are not content: a role's name (``:setting:`X``` -> ``X``) and a
+# directive's name (``.. confval:: X`` -> ``X``)
+_MARKUP = re.compile(r"(?<![\w:]):[\w.+-]+(?::[\w.+-]+)*:(?=`)|^\s*\.\.\s+[\w:.-]+::", re.MULTILINE)
+
+
+def without_markup(text: str) -> str:
+    """``text`` with the names of reStructuredText roles and directives blanked out: they
+    mark what follows (``:setting:`X```, ``.. note::``) and say nothing of the content, so
+    word statistics and word shingles should not count them."""
+    return _MARKUP.sub(" ", text)
+
+
 @lru_cache(maxsize=16384)
 def normalize(text: str) -> str:
     """NFKC, case-folded, whitespace collapsed: the key for exact duplicates.

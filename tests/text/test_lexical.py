@@ -6,7 +6,7 @@ from collections import Counter
 import pytest
 
 from ctxassembly.data import load_corpus
-from ctxassembly.text.lexical import Lexical, normalize, query_terms, shingles, text_classes, words
+from ctxassembly.text.lexical import Lexical, normalize, query_terms, shingles, text_classes, without_markup, words
 
 pytestmark = pytest.mark.unit
 
@@ -92,3 +92,17 @@ def test_bm25_matches_the_regex_bags_on_random_mixed_texts():
         ]
         query = " ".join(rng.choice(vocab) for _ in range(rng.randint(0, 6)))
         assert Lexical(texts).scores(query) == pytest.approx(_old_bm25(texts, query), abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("Set :setting:`DEBUG` to False.", "Set  `DEBUG` to False."),
+        ("Use :py:func:`os.path.join` here.", "Use  `os.path.join` here."),
+        (".. versionadded:: 5.1\n   The flag.", "  5.1\n   The flag."),
+        ("A ratio of 3:4:5 stays; so does key: value and http://x.org/a:b.", None),
+        ("Markdown `code` and **bold** stay.", None),
+    ],
+)
+def test_without_markup_blanks_role_and_directive_names_only(text: str, kept: str | None) -> None:
+    assert without_markup(text) == (text if kept is None else kept)
