@@ -81,6 +81,14 @@ class Context:
         if not isinstance(self.count_tokens, TokenCounter):
             self.count_tokens = get_counter(self.count_tokens)
 
+    def note_cut(self, stage: str, event: str, chunk: Chunk, text: str) -> None:
+        """Note in the report that ``stage`` cut ``chunk`` down to ``text`` (``event`` says
+        how: ``excerpted``, ``extracted``...), with its tokens before and after."""
+        count = self.count_tokens
+        self.report.note(
+            stage, event, id=chunk.id, index=chunk.index, tokens_before=count(chunk.text), tokens_after=count(text)
+        )
+
 
 @runtime_checkable
 class Stage(Protocol):

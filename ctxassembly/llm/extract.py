@@ -262,14 +262,7 @@ class LLMExtract(StageBase):
             )
             return chunk.with_meta(llm_extract=info)
         new_text, spans = write_units(text, units, kept, self.gap_marker)
-        report.note(
-            self.name,
-            "extracted",
-            id=cid,
-            index=chunk.index,
-            tokens_before=ctx.count_tokens(text),
-            tokens_after=ctx.count_tokens(new_text),
-        )
+        ctx.note_cut(self.name, "extracted", chunk, new_text)
         return replace(
             chunk,
             text=new_text,

@@ -141,14 +141,7 @@ class Summarize(StageBase):
             "excerpt_spans": spans,
             "provenance": {"id": chunk.id, "section": chunk.section, "version": chunk.version},
         }
-        ctx.report.note(
-            self.name,
-            "summarized",
-            id=chunk.id,
-            index=chunk.index,
-            tokens_before=ctx.count_tokens(chunk.text),
-            tokens_after=ctx.count_tokens(text),
-        )
+        ctx.note_cut(self.name, "summarized", chunk, text)
         return replace(
             chunk,
             text=text,

@@ -146,10 +146,7 @@ class Excerpt(StageBase):
     def _cut(self, chunk: Chunk, text: str, ctx: Context, event: str) -> Chunk:
         """``chunk`` with ``text`` in place of its own, the cut noted in the report; the
         offsets go to ``meta["source_span"]`` (kept from an earlier cut)."""
-        count = ctx.count_tokens
-        ctx.report.note(
-            self.name, event, id=chunk.id, index=chunk.index, tokens_before=count(chunk.text), tokens_after=count(text)
-        )
+        ctx.note_cut(self.name, event, chunk, text)
         span = chunk.meta.get("source_span", (chunk.start, chunk.end))
         return replace(chunk, text=text, meta=chunk.meta.updated(excerpt=True, source_span=span), start=None, end=None)
 

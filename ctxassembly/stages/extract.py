@@ -173,9 +173,7 @@ class Extract(StageBase):
             if kept is None:
                 continue
             text, spans = write_units(c.text, units, kept, self.gap_marker)
-            ctx.report.note(
-                self.name, "extracted", id=c.id, index=c.index, tokens_before=count(c.text), tokens_after=count(text)
-            )
+            ctx.note_cut(self.name, "extracted", c, text)
             out[i] = replace(
                 c,
                 text=text,

@@ -71,14 +71,7 @@ class Tables(StageBase):
                 continue
             text = self.compress(c.text, ctx.question)
             if text != c.text:
-                ctx.report.note(
-                    self.name,
-                    "table_rows_dropped",
-                    id=c.id,
-                    index=c.index,
-                    tokens_before=ctx.count_tokens(c.text),
-                    tokens_after=ctx.count_tokens(text),
-                )
+                ctx.note_cut(self.name, "table_rows_dropped", c, text)
                 out[i] = replace(
                     c, text=text, start=None, end=None, meta=c.meta.updated(tables=True, source_span=(c.start, c.end))
                 )
