@@ -104,6 +104,8 @@ class Stage(Protocol):
 
 class StageBase:
     """The base of the built-in stages: declares what the pipeline may ask of a stage.
+    A subclass defines ``name`` and ``run``; one without ``run`` is no :class:`Stage`, and
+    the Assembler refuses it when it is built.
 
     :cvar reserve: tokens of the budget the stage keeps back (the final fit honours it).
     :cvar uses_model: the stage calls a model, so :meth:`Assembler.arun
@@ -113,9 +115,6 @@ class StageBase:
     name: str
     reserve: int = 0
     uses_model: bool = False
-
-    def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
-        raise NotImplementedError(f"{type(self).__name__} must implement run(chunks, ctx)")
 
 
 @runtime_checkable

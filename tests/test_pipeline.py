@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ctxassembly import Assembler
+from ctxassembly import Assembler, ConfigError
 from ctxassembly.chunk import Chunk
 from ctxassembly.pipeline import Context, Selection, StageBase, fit_rendered, run, traits
 from ctxassembly.render import Renderer
@@ -92,3 +92,11 @@ def test_fit_rendered_drops_the_lowest_ranked_until_the_text_fits() -> None:
     assert [c.id for c in final] == ["b"]
     assert ctx.count_tokens(text) <= 50
     assert ctx.report.mark().fates == frozenset({0})
+
+
+def test_a_stage_base_without_run_is_refused_when_the_assembler_is_built() -> None:
+    class Forgotten(StageBase):
+        name = "forgotten"
+
+    with pytest.raises(ConfigError, match="has no name and run"):
+        Assembler(stages=[Forgotten()])
