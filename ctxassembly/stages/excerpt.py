@@ -35,6 +35,7 @@ from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
 from ctxassembly.pipeline import Context, StageBase
 from ctxassembly.text.lexical import Lexical, query_terms, words
+from ctxassembly.text.rivals import entry_blocks, losers
 from ctxassembly.text.selection import with_gaps
 from ctxassembly.text.structure import HEADER_CHARS, Block, definitions, is_mark, structure
 
@@ -69,7 +70,7 @@ class Excerpt(StageBase):
         # (question, chunk text) -> block scores of recent runs, read by fit(); keyed, not
         # cleared per call, so that calls running at once in threads do not clear each
         # other's entries (a missing entry only means fit() scores the chunk on its own)
-        self._scored: dict[tuple[str, str], np.ndarray] = {}
+        self._scored: dict[tuple[str, str], tuple[np.ndarray, frozenset[int]]] = {}
         self.gap_marker = gap_marker
 
     def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
@@ -91,27 +92,46 @@ class Excerpt(StageBase):
         trees = {i: structure(chunks[i].text) for i in near}
         flat = [chunks[i].text[b.start : b.end] for i in near for b in trees[i]]
         scores = block_scores(flat, ctx.question)
+        # rival entries (text.rivals): a sibling definition in the same words with another
+        # name or value in its slot leaves every chunk it is in, its name with it
+        lost = losers([chunks[i].text for i in near], [trees[i] for i in near], scores, ctx.question)
+        where = [(i, j) for i in near for j in range(len(trees[i]))]
+        rivals: dict[int, tuple[set[int], str]] = {}
+        for k, w in lost.items():
+            i, j = where[k]
+            out_i = rivals.setdefault(i, (set(), chunks[where[w][0]].id))[0]
+            out_i |= entry_blocks(trees[i], j)
         if len(self._scored) > _SCORED_MAX:
             self._scored.clear()
         k = 0
-        mine: dict[tuple[str, str], np.ndarray] = {}
+        mine: dict[tuple[str, str], tuple[np.ndarray, frozenset[int]]] = {}
         for i in near:
             n = len(trees[i])
-            mine[(ctx.question, chunks[i].text)] = scores[k : k + n]
+            mine[(ctx.question, chunks[i].text)] = (scores[k : k + n], frozenset(rivals.get(i, ((), ""))[0]))
             k += n
         self._scored.update(mine)
-        if not large:
+        if not large and not rivals:
             return chunks
-        out = list(chunks)
-        for i in large:
+        out: list[Chunk | None] = list(chunks)
+        for i in sorted(set(large) | set(rivals)):
             tree = trees[i]
             c = chunks[i]
-            s = mine[(ctx.question, c.text)]
-            keep = choose(c.text, tree, s, cap, count)
+            s, gone = mine[(ctx.question, c.text)]
+            if gone:
+                ctx.report.note(self.name, "rival", id=c.id, index=c.index, rival_of=rivals[i][1], blocks=len(gone))
+                rest = [j for j in range(len(tree)) if j not in gone]
+                if not any(s[j] > 0 for j in rest):
+                    ctx.report.drop(c, self.name, "near_miss", rival_of=rivals[i][1])
+                    out[i] = None
+                    continue
+            keep = choose(c.text, tree, s, cap, count, excluded=gone) if i in large else None
+            if keep is None and gone:
+                keep = rest  # a chunk within its share (or nothing fits it): all but the rival
             if keep is None:
                 continue  # nothing matched and fits: leave the chunk whole for select to judge
-            out[i] = self._cut(c, self.write(c.text, tree, keep), ctx, "excerpted")
-        return out
+            event = "excerpted" if i in large else "rival_removed"
+            out[i] = self._cut(c, self.write(c.text, tree, keep), ctx, event)
+        return [c for c in out if c is not None]
 
     def fit(self, chunk: Chunk, limit: int, ctx: Context) -> Chunk | None:
         """``chunk`` cut to its best blocks within ``limit`` tokens of text, or ``None`` when
@@ -120,12 +140,14 @@ class Excerpt(StageBase):
         if limit < self.fit_min:
             return None
         tree = structure(chunk.text)
-        scores = self._scored.get((ctx.question, chunk.text))
-        if scores is None:
-            scores = block_scores([chunk.text[b.start : b.end] for b in tree], ctx.question)
+        scored = self._scored.get((ctx.question, chunk.text))
+        if scored is None:
+            scores, gone = block_scores([chunk.text[b.start : b.end] for b in tree], ctx.question), frozenset[int]()
+        else:
+            scores, gone = scored
         if not scores.size or scores.max() <= 0:
             return None
-        keep = choose(chunk.text, tree, scores, limit, ctx.count_tokens, question=ctx.question)
+        keep = choose(chunk.text, tree, scores, limit, ctx.count_tokens, question=ctx.question, excluded=gone)
         # A fragment without the block that matches the question best is the chunk's
         # periphery: it would spend the rest of the budget on what the chunk is not about.
         # Where that block alone is larger than the room left, the name it defines (its
@@ -135,7 +157,7 @@ class Excerpt(StageBase):
         # Where the text matches too, a markup line (``.. code-block:: python``) is not the
         # match: it names the kind of what follows, and a fragment matched only there is
         # periphery. (Where only markup matches, ``.. attribute:: username``, it is the name.)
-        marks = [is_mark(chunk.text[b.start : b.end]) for b in tree]
+        marks = [is_mark(chunk.text[b.start : b.end]) or j in gone for j, b in enumerate(tree)]
         content = np.where(marks, 0.0, scores)
         top = int(np.argmax(content if content.max() > 0 else scores))
         best = tree[top]
@@ -177,8 +199,11 @@ def choose(
     count: Callable[[str], int],
     *,
     question: str | None = None,
+    excluded: frozenset[int] = frozenset(),
 ) -> list[int] | None:
     """Indices of the blocks to keep within ``cap`` tokens, or ``None`` to leave the chunk whole.
+
+    Blocks in ``excluded`` (a rival entry) are never kept.
 
     With ``question``, a block that matches the same question words as a kept block at
     its indent (the same example in another syntax, one tab of several) waits until the
@@ -200,12 +225,12 @@ def choose(
     used = 0
     waiting: list[int] = []
     for j in sorted(range(len(tree)), key=lambda j: (-ctx_score[j], j)):
-        if j in keep or (ctx_score[j] <= 0 and keep):
+        if j in keep or j in excluded or (ctx_score[j] <= 0 and keep):
             continue
         if found[j] and (tree[j].indent, found[j]) in said:
             waiting.append(j)
             continue
-        group = _with_owners(tree, j, text)
+        group = _with_owners(tree, j, text) - excluded
         extra = sum(cost[x] for x in group - keep)
         if used + extra > cap:
             continue
@@ -213,7 +238,7 @@ def choose(
         used += extra
         said.update((tree[x].indent, found[x]) for x in group if found[x])
     for j in waiting:  # the repeats, while room is left
-        group = _with_owners(tree, j, text)
+        group = _with_owners(tree, j, text) - excluded
         extra = sum(cost[x] for x in group - keep)
         if used + extra <= cap:
             keep |= group

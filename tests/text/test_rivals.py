@@ -1,0 +1,154 @@
+"""Rival entries: sibling definitions in one sentence template (ctxassembly.text.rivals),
+and what the excerpt stage does with the loser, through the whole Assembler."""
+
+import pytest
+
+from ctxassembly import Assembler, Excerpt
+from ctxassembly.stages.excerpt import block_scores
+from ctxassembly.text.rivals import entry_blocks, losers
+from ctxassembly.text.structure import structure
+from tests.conftest import chunks, context, fates
+
+pytestmark = pytest.mark.unit
+
+# a reST reference page of an invented product: two options described in the same words
+OPTIONS = """\
+.. option:: Grid.page_size
+
+    Set ``page_size`` to control how many rows appear on each paginated
+    report page. By default, this is set to ``50``.
+
+.. option:: Grid.export_limit
+
+    Set ``export_limit`` to control how many rows can appear on an "Export
+    all" report page. The grid offers the export only when the total row count
+    is at most this setting. By default, this is set to ``500``.
+"""
+
+# two exceptions in one template, a label line before each body (no indentation)
+ERRORS = """\
+.. exception:: LockedError
+
+Raised to refuse the removal of a record when using :attr:`store.LOCK`.
+:exc:`LockedError` is a subclass of :exc:`StoreError`.
+
+.. exception:: GuardedError
+
+Raised to refuse the removal of a record when using :attr:`store.GUARD`.
+:exc:`GuardedError` is a subclass of :exc:`StoreError`.
+"""
+
+# Markdown: one section per setting
+MARKDOWN = """\
+## cache_ttl
+
+How long a cached page is kept before it is fetched again. The default value is 300 seconds.
+
+## lock_ttl
+
+How long a lock on a cached page is kept before it is released. The default value is 30 seconds.
+"""
+
+
+def _losers(texts: list[str], question: str) -> list[tuple[str, str]]:
+    trees = [structure(t) for t in texts]
+    where = [(t, b) for t, tree in zip(texts, trees, strict=True) for b in tree]
+    flat = [t[b.start : b.end] for t, b in where]
+    out = losers(texts, trees, block_scores(flat, question), question)
+    return [(flat[loser].split("\n")[0].strip(), flat[winner].split("\n")[0].strip()) for loser, winner in out.items()]
+
+
+def test_the_sibling_that_matches_the_question_less_loses():
+    out = _losers([OPTIONS], "How many rows does the grid show on each report page by default?")
+    assert out == [
+        (
+            'Set ``export_limit`` to control how many rows can appear on an "Export',
+            "Set ``page_size`` to control how many rows appear on each paginated",
+        )
+    ]
+
+
+def test_the_sibling_the_question_names_wins_whatever_the_scores():
+    out = _losers([ERRORS], "Which option refuses the removal of a record by raising GuardedError?")
+    assert out == [
+        (
+            "Raised to refuse the removal of a record when using :attr:`store.LOCK`.",
+            "Raised to refuse the removal of a record when using :attr:`store.GUARD`.",
+        )
+    ]
+
+
+def test_markdown_sections_are_entries_too():
+    out = _losers([MARKDOWN], "By default, how long is a cached page kept before it is fetched again?")
+    assert [loser for loser, _ in out] == [
+        "How long a lock on a cached page is kept before it is released. The default value is 30 seconds."
+    ]
+
+
+def test_two_versions_of_one_entry_are_no_rivals():
+    # the same entry in two releases differs in its value and its directive's options:
+    # the version stage's business, never a near miss to cut
+    entry = (
+        ".. option:: Grid.page_size\n    :since: {}\n\n    Set ``page_size`` to control how many rows appear"
+        " on each paginated\n    report page. By default, this is set to ``{}``.\n"
+    )
+    old, new = entry.format("1.0", 20), entry.format("2.0", 50)
+    assert _losers([old, new], "How many rows appear on each report page by default?") == []
+
+
+def test_a_near_tie_decides_nothing():
+    # neither the question's words nor a slot tell the two apart: both stay
+    assert _losers([ERRORS], "What is raised to refuse the removal of a record?") == []
+
+
+def test_code_is_no_template():
+    code = "".join(
+        f".. option:: {name}\n\n    >>> grid.page_size = {n} and the rows on each report page\n\n"
+        for name, n in (("a", 50), ("b", 60))
+    )
+    assert _losers([code], "How many rows on each report page?") == []
+
+
+def test_the_loser_leaves_with_its_name_and_everything_under_it():
+    tree = structure(OPTIONS)
+    body = next(j for j, b in enumerate(tree) if "export_limit`` to" in OPTIONS[b.start : b.end])
+    gone = {OPTIONS[tree[j].start : tree[j].end].split("\n", maxsplit=1)[0] for j in entry_blocks(tree, body)}
+    assert gone == {
+        ".. option:: Grid.export_limit",
+        '    Set ``export_limit`` to control how many rows can appear on an "Export',
+    }
+
+
+def test_excerpt_drops_a_chunk_that_is_only_a_rival_and_cuts_a_rival_out_of_another():
+    question = "Which option refuses the removal of a record by raising GuardedError?"
+    entry = (
+        ".. attribute:: {}\n\n    Refuse the removal of a record by raising :exc:`{}`, a subclass of :exc:`StoreError`."
+    )
+    guard = entry.format("GUARD", "GuardedError") + "\n"
+    lock = entry.format("LOCK", "LockedError") + (
+        "\n    Unlike :attr:`GUARD`, the removal goes ahead when the same operation removes the\n    owner too.\n"
+    )
+    ctx = context(question, budget=1000)
+    out = Excerpt().run(chunks(("guard", guard), ("lock", lock), ("errors", ERRORS)), ctx)
+    assert [c.id for c in out] == ["guard", "errors"]
+    assert "LockedError" not in out[1].text
+    assert "GuardedError" in out[1].text
+    assert fates(ctx) == {1: "near_miss"}
+    assert ctx.report._fates[1].detail == {"rival_of": "guard"}
+    rivals = [n for n in ctx.report.notes if n["event"] == "rival"]
+    assert [(n["id"], n["rival_of"]) for n in rivals] == [("lock", "guard"), ("errors", "errors")]
+    assert [n["event"] for n in ctx.report.notes if n["id"] == "errors"] == ["rival", "rival_removed"]
+
+
+def test_through_the_assembler_the_near_miss_value_is_not_shown():
+    # the retriever's order puts the near miss first; the context shows one default, the
+    # one asked for, and the report says where the other went
+    other = "Grid reports\n============\n\nA report lists the rows of a grid, page by page.\n"
+    res = Assembler().run(
+        "How many rows does the grid show on each report page by default?",
+        [{"id": "ref", "text": OPTIONS}, {"id": "intro", "text": other}],
+        budget=500,
+    )
+    assert "``50``" in res.text
+    assert "``500``" not in res.text
+    assert any(n["event"] == "rival" and n["id"] == "ref" for n in res.report.notes)
