@@ -22,6 +22,13 @@ match in text, not in a markup line (``.. code-block:: python`` names a kind, no
 subject), unless only markup matches. A chunk under its share stays whole: short chunks
 are never cut. No text is rewritten; contiguous blocks keep the text between them, other cuts are
 marked with ``gap_marker``, and the chunk's labels and id stay.
+
+One thing leaves a chunk of any size: a **rival entry** (:mod:`ctxassembly.text.rivals`),
+a sibling definition written in the same sentence template as a better-matching one,
+with another name or value in its slot ("By default, this is set to ``200``" beside the
+``100`` asked for). It goes with its name and everything under it; a chunk left with
+nothing that matches the question is dropped (``near_miss``, ``rival_of`` the winner's
+chunk), and the report notes each chunk that lost a rival (``rival``).
 """
 
 from __future__ import annotations
