@@ -52,6 +52,14 @@ MD_HEADING_TABLE = (
 )
 HTML = _pad(6) + "\n\n<dl>\n<dt>username</dt>\n<dd>Required. 150 characters or fewer.</dd>\n</dl>\n\n" + _pad(6)
 CODE = _pad(6) + "\n\nSet the username limit like this:\n\n    USERNAME_MAX = 150\n\n" + _pad(6)
+# a setting named by its heading, its value the one-line block right under it
+RST_HEADING = (
+    _pad(6)
+    + "\n\n``username``\n------------\n\nDefault: ``150``\n\n"
+    + "Accounts, forms and widgets check names against it when a user signs up or renames an account.\n\n"
+    + _pad(6)
+)
+MD_HEADING = _pad(6) + "\n\n### username\n\nDefault: `150` characters\n\n" + _pad(6)
 
 
 @pytest.mark.parametrize(
@@ -63,8 +71,10 @@ CODE = _pad(6) + "\n\nSet the username limit like this:\n\n    USERNAME_MAX = 15
         (MD_HEADING_TABLE, "| username | 150 characters |"),
         (HTML, "<dd>Required. 150 characters or fewer.</dd>"),
         (CODE, "USERNAME_MAX = 150"),
+        (RST_HEADING, "Default: ``150``"),
+        (MD_HEADING, "Default: `150` characters"),
     ],
-    ids=["rst-directive", "rst-deflist", "md-item", "md-table", "html-dl", "code-block"],
+    ids=["rst-directive", "rst-deflist", "md-item", "md-table", "html-dl", "code-block", "rst-heading", "md-heading"],
 )
 def test_a_matched_name_keeps_its_value(text: str, value: str) -> None:
     ctx = context("How long can a username be?", budget=400)
@@ -72,6 +82,27 @@ def test_a_matched_name_keeps_its_value(text: str, value: str) -> None:
     assert out[0].meta.get("excerpt") is True
     assert value in out[0].text
     assert ctx.count_tokens(out[0].text) <= 100 + 10
+
+
+SETTINGS = "".join(
+    f".. setting:: {name}\n\n``{name}``\n{'-' * (len(name) + 4)}\n\nDefault: ``{value}``\n\n{about}\n\n"
+    for name, value, about in (
+        ("CACHE_ALIAS", "'default'", "If you use cache-based storage, this selects the cache to use for it."),
+        ("CACHE_AGE", "86400`` (1 day, in seconds", "The age of cached pages, in seconds."),
+        ("CACHE_DOMAIN", "None", "The domain to use for cache cookies. Set this to a string such as the site's."),
+    )
+)
+
+
+def test_fit_never_keeps_a_named_heading_without_its_one_line_value() -> None:
+    # select's fill cuts the chunk to what is left of the budget: whatever the room, the
+    # heading that names the setting comes with the line that gives its value
+    ctx = context("What is the default value of CACHE_AGE?", budget=1000)
+    c = chunks(("a", "Cache\n=====\n\nSettings for the cache.\n\n" + SETTINGS))[0]
+    for limit in range(60, 100, 2):
+        cut = Excerpt(fit_min=20).fit(c, limit, ctx)
+        if cut is not None and "``CACHE_AGE``\n" in cut.text:
+            assert "Default: ``86400``" in cut.text, limit
 
 
 def test_fit_cuts_to_the_limit_or_declines() -> None:

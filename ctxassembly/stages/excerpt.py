@@ -14,13 +14,14 @@ blocks of all candidates being cut) plus BM25 over the names it defines
 first table cells), and inherits half its owner's and a quarter of its heading's score,
 so the body of a matched name ranks with the name. Blocks are kept best-first while they
 fit the chunk's share, each **with its owners** (the name a value belongs to) and, when
-it owns blocks, **with its first child** (the value a name has): a matched term is never
-separated from its value. When select fits a chunk to the room left, a block that matches
-the same question words as a kept block at its indent (one example in two syntaxes) waits
+it owns blocks, **with its first child** (the value a name has; under a heading, a
+one-line first block such as ``Default: 1209600``): a matched term is never separated
+from its value. When select fits a chunk to the room left, a block that matches the same
+question words as a kept block at its indent (one example in two syntaxes) waits
 for the blocks that add something, and the block that must be in the fragment is the best
 match in text, not in a markup line (``.. code-block:: python`` names a kind, not a
 subject), unless only markup matches. A chunk under its share stays whole: short chunks
-are never cut. No text is rewritten; contiguous blocks keep the text between them, other cuts are
+are never cut for size. No text is rewritten; contiguous blocks keep the text between them, other cuts are
 marked with ``gap_marker``, and the chunk's labels and id stay.
 
 One thing leaves a chunk of any size: a **rival entry** (:mod:`ctxassembly.text.rivals`),
@@ -257,7 +258,8 @@ def choose(
 
 def _with_owners(tree: Sequence[Block], j: int, text: str) -> set[int]:
     """``j``, the chain of short blocks that own it (the names it belongs to), and, when ``j``
-    owns blocks, its first child (the value of the name)."""
+    owns blocks, its first child (the value of the name); a heading brings its marks and a
+    one-line first block."""
     group = {j}
     b = tree[j]
     # a short block is a name and its first child its value; a long one is prose whose
@@ -266,6 +268,15 @@ def _with_owners(tree: Sequence[Block], j: int, text: str) -> set[int]:
     for x in (first, b.label, b.value):
         if x is not None:
             group.add(x)
+    if b.is_heading:
+        # a heading is a name too: its status marks go with it, and so does its first block
+        # when that is one line (``Default: 1209600`` under a setting's heading: its value)
+        group.update(b.marks)
+        body = next((x for x in range(j + 1, len(tree)) if tree[x].heading == j and x not in b.marks), None)
+        if body is not None and tree[body].owner is None:
+            line = text[tree[body].start : tree[body].end].strip()
+            if "\n" not in line:
+                group.add(body)
     o = b.owner
     while o is not None:
         if tree[o].end - tree[o].start <= HEADER_CHARS:
