@@ -164,8 +164,8 @@ def test_build_stages_carries_the_options_to_the_stages() -> None:
     stages = Options(horizon=3, near_threshold=0.9, rrf_k=20, reserve=7, order="edges").build_stages()
     by_type = {type(s): s for s in stages}
     assert by_type[Horizon].horizon == 3.0
-    assert by_type[Dedup].threshold == 0.9
-    assert by_type[Relevance].k == 20
+    assert by_type[Dedup].near_threshold == 0.9
+    assert by_type[Relevance].rrf_k == 20
     assert by_type[Select].reserve == 7
     assert by_type[Arrange].order == "edges"
     assert by_type[Select].fit is not None  # fill: the excerpt cuts the overflowing chunk
@@ -178,7 +178,7 @@ def test_model_stages_and_compression_follow_their_options() -> None:
     assert "semantic" not in names
     assert "excerpt" in names
     stages = Options(embedder=embed, semantic_threshold=0.9, extract=True).build_stages()
-    assert any(isinstance(s, SemanticDedup) and s.threshold == 0.9 for s in stages)
+    assert any(isinstance(s, SemanticDedup) and s.semantic_threshold == 0.9 for s in stages)
     assert [type(s) for s in stages if isinstance(s, (Tables, Extract, Excerpt))] == [Tables, Extract]
     assert not any(isinstance(s, Excerpt) for s in Options(max_share=None).build_stages())
 

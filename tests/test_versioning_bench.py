@@ -23,7 +23,7 @@ def _as_web_loader(candidate: dict) -> dict:
 
 
 @pytest.mark.parametrize(
-    ("corpus", "answered", "exposed", "off_version"), [("django", 36, 2, 1), ("pytest", 30, 2, 0)]
+    ("corpus", "answered", "exposed", "off_version"), [("django", 40, 0, 1), ("pytest", 36, 1, 0)]
 )
 def test_versions_from_the_url_alone(dev_data, corpus, answered, exposed, off_version):
     records = dev_data.records(corpus)

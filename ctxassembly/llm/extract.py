@@ -156,7 +156,7 @@ class LLMExtract(StageBase):
         if missing:
             raise ConfigError(f"prompt must contain {', '.join(missing)}; got {prompt[:60]!r}...")
         self.caller = LLMCaller(llm, concurrency=concurrency, timeout=timeout)
-        self.horizon = reach
+        self.reach = reach
         self.bypass = Bypass() if bypass is None else bypass
         self.on_empty = on_empty
         self.prompt = prompt
@@ -169,7 +169,7 @@ class LLMExtract(StageBase):
 
     # -- the stage ----------------------------------------------------------------------
     def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
-        todo = self.bypass.plan(self.name, chunks, ctx, horizon=self.horizon, caller=self.caller)
+        todo = self.bypass.plan(self.name, chunks, ctx, horizon=self.reach, caller=self.caller)
         if not todo:
             return chunks
         replies = self.caller.map([self.ask(chunks[i], ctx.question) for i in todo])
@@ -177,7 +177,7 @@ class LLMExtract(StageBase):
 
     async def arun(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
         """:meth:`run` for callers already inside an event loop."""
-        todo = self.bypass.plan(self.name, chunks, ctx, horizon=self.horizon, caller=self.caller)
+        todo = self.bypass.plan(self.name, chunks, ctx, horizon=self.reach, caller=self.caller)
         if not todo:
             return chunks
         replies = await self.caller.amap([self.ask(chunks[i], ctx.question) for i in todo])

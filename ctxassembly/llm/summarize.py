@@ -90,7 +90,7 @@ class Summarize(StageBase):
         self.caller = LLMCaller(llm, concurrency=concurrency, timeout=timeout)
         self.words = words
         self.excerpt_tokens = excerpt_tokens
-        self.horizon = reach
+        self.reach = reach
         self.bypass = Bypass(min_tokens=2 * excerpt_tokens) if bypass is None else bypass
         self.prompt = prompt
         segmenter()  # fail at construction, not mid-call, when pysbd is missing
@@ -99,7 +99,7 @@ class Summarize(StageBase):
         return run_sync(lambda: self.arun(chunks, ctx))
 
     async def arun(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
-        todo = self.bypass.plan(self.name, chunks, ctx, horizon=self.horizon, caller=self.caller)
+        todo = self.bypass.plan(self.name, chunks, ctx, horizon=self.reach, caller=self.caller)
         if not todo:
             return chunks
         prompts = [

@@ -60,7 +60,7 @@ class Dedup(StageBase):
             raise ConfigError(f"near_threshold must be in (0, 1] or None, got {near_threshold!r}")
         if shingle < 1:
             raise ConfigError(f"shingle must be a positive int, got {shingle!r}")
-        self.threshold = near_threshold
+        self.near_threshold = near_threshold
         self.shingle = shingle
         self.lsh_from = lsh_from
         self.num_perm = num_perm
@@ -91,12 +91,12 @@ class Dedup(StageBase):
             kept.append(c)
         conflicts: dict[int, list[str]] = {}
         removed: set[int] = set()
-        if self.threshold is not None and len(kept) > 1:
+        if self.near_threshold is not None and len(kept) > 1:
             sh = [shingles(without_markup(c.text), self.shingle) for c in kept]
             for i, j in self._pairs(sh):
                 if i in removed or j in removed:
                     continue
-                if jaccard(sh[i], sh[j], self.threshold) < self.threshold:
+                if jaccard(sh[i], sh[j], self.near_threshold) < self.near_threshold:
                     continue
                 if self.guard(kept[i].text, kept[j].text):
                     conflicts.setdefault(i, []).append(kept[j].id)
@@ -130,10 +130,10 @@ class Dedup(StageBase):
         dict of band -> first index per band, which costs a few dictionary operations per
         chunk instead of an index insert and query."""
         n = len(sh)
-        assert self.threshold is not None  # _pairs runs only with near dedup on
+        assert self.near_threshold is not None  # _pairs runs only with near dedup on
         if n < self.lsh_from:
-            return _size_compatible(sh, self.threshold)
-        bands, rows = _lsh_params(self.threshold, self.num_perm)
+            return _size_compatible(sh, self.near_threshold)
+        bands, rows = _lsh_params(self.near_threshold, self.num_perm)
         buckets: dict[tuple[int, bytes], list[int]] = {}
         pairs: set[tuple[int, int]] = set()
         for i, s in enumerate(sh):

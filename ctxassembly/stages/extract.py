@@ -115,17 +115,17 @@ class Extract(StageBase):
             embedder = load_sentence_transformer(embedder, device)
         self.embedder = None if embedder is None else embedder_for(embedder)
         self.uses_model = self.embedder is not None
-        self.max_share = extract_share
+        self.extract_share = extract_share
         self.min_tokens = min_tokens
-        self.horizon = reach
-        self.semantic_horizon = semantic_reach
+        self.reach = reach
+        self.semantic_reach = semantic_reach
         self.semantic_top = semantic_top
         self.semantic_chars = semantic_chars
         self.semantic_weight = semantic_weight
         self.gap_marker = gap_marker
 
     def cap(self, budget: int) -> int:
-        return max(self.min_tokens, int(budget * self.max_share))
+        return max(self.min_tokens, int(budget * self.extract_share))
 
     def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
         cap = self.cap(ctx.budget)
@@ -134,12 +134,12 @@ class Extract(StageBase):
         near: set[int] = set()  # chunks whose units also get the (costlier) semantic score
         ahead = 0
         for i, c in enumerate(chunks):
-            if ahead > self.horizon * ctx.budget:
+            if ahead > self.reach * ctx.budget:
                 break
             n = count(c.text)
             if n > cap:
                 todo.append(i)
-                if ahead <= self.semantic_horizon * ctx.budget:
+                if ahead <= self.semantic_reach * ctx.budget:
                     near.add(i)
                 ahead += cap
             else:

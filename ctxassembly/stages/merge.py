@@ -38,7 +38,7 @@ class Merge(StageBase):
             raise ConfigError(f"merge_gap must be >= 0, got {merge_gap!r}")
         if not 0 < max_share <= 1:
             raise ConfigError(f"max_share must be in (0, 1], got {max_share!r}")
-        self.gap = merge_gap
+        self.merge_gap = merge_gap
         self.max_share = max_share
 
     def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
@@ -57,7 +57,7 @@ class Merge(StageBase):
             run, size = [members[0]], None
             for i in members[1:]:
                 last = chunks[max(run, key=lambda j: chunks[j].end or 0)]
-                touching = (chunks[i].start or 0) <= (last.end or 0) + self.gap
+                touching = (chunks[i].start or 0) <= (last.end or 0) + self.merge_gap
                 if touching and not _agree(last, chunks[i]):
                     ctx.report.note(self.name, "offsets_disagree", ids=[last.id, chunks[i].id])
                     touching = False

@@ -76,7 +76,7 @@ class Relevance(StageBase):
             raise ConfigError(f"top_k must be a positive int or None, got {top_k!r}")
         self.min_score = min_score
         self.weights = weights
-        self.k = rrf_k
+        self.rrf_k = rrf_k
         self.none_score = none_score
         self.top_k = top_k
 
@@ -106,7 +106,7 @@ class Relevance(StageBase):
             for i in order:
                 if values[i] != prev:
                     rank, prev = rank + 1, values[i]
-                fused[i] += weight / (self.k + rank)
+                fused[i] += weight / (self.rrf_k + rank)
         ranked = sorted(range(len(live)), key=lambda i: (-fused[i], i))  # ties: incoming order
         out = []
         for pos, i in enumerate(ranked):

@@ -119,7 +119,7 @@ class Rerank(StageBase):
             raise ConfigError(f"top_k must be a positive int or None, got {top_k!r}")
         if batch_size < 1:
             raise ConfigError(f"batch_size must be a positive int, got {batch_size!r}")
-        self.fuse = rerank_fuse
+        self.rerank_fuse = rerank_fuse
         self.k = k
         self.min_score = min_score
         self.top_k = top_k
@@ -215,10 +215,10 @@ class Rerank(StageBase):
             return []
         model = self.scores(ctx.question, chunks)
         n = len(chunks)
-        if self.fuse:
+        if self.rerank_fuse:
             by_model = sorted(range(n), key=lambda i: (-model[i], i))
             rank = {i: r for r, i in enumerate(by_model)}
-            final = [1 / (self.k + rank[i]) + self.fuse / (self.k + i) for i in range(n)]
+            final = [1 / (self.k + rank[i]) + self.rerank_fuse / (self.k + i) for i in range(n)]
         else:
             final = model
         order = sorted(range(n), key=lambda i: (-final[i], i))  # ties: incoming order

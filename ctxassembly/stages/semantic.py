@@ -64,7 +64,7 @@ class SemanticDedup(StageBase):
         if isinstance(embedder, str) and device is not None:
             embedder = load_sentence_transformer(embedder, device)
         self.embedder = embedder_for(embedder)
-        self.threshold = float(semantic_threshold)
+        self.semantic_threshold = float(semantic_threshold)
         self.guard = differs_in_substance if guard is None else guard
 
     def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
@@ -72,7 +72,7 @@ class SemanticDedup(StageBase):
             return chunks
         vectors = chunk_vectors(chunks, self.embedder)
         sim = vectors @ vectors.T
-        close = np.triu(sim >= self.threshold - 1e-6, k=1)  # pairs i < j only
+        close = np.triu(sim >= self.semantic_threshold - 1e-6, k=1)  # pairs i < j only
         removed: set[int] = set()
         dups: dict[int, list[str]] = {}
         conflicts: dict[int, list[str]] = {}

@@ -55,14 +55,14 @@ class Tables(StageBase):
             raise ConfigError(f"extract_share must be in (0, 1], got {extract_share!r}")
         if min_rows < 1 or max_rows < 1:
             raise ConfigError(f"min_rows and max_rows must be >= 1, got {min_rows!r} and {max_rows!r}")
-        self.max_share = extract_share
+        self.extract_share = extract_share
         self.min_tokens = min_tokens
         self.min_rows = min_rows
         self.max_rows = max_rows
         self.gap_marker = gap_marker
 
     def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
-        cap = max(self.min_tokens, int(ctx.budget * self.max_share))
+        cap = max(self.min_tokens, int(ctx.budget * self.extract_share))
         out = list(chunks)
         for i, c in enumerate(chunks):
             if "|" not in c.text and "+" not in c.text and "==" not in c.text and "<t" not in c.text.lower():

@@ -231,7 +231,7 @@ class VersionFilter(StageBase):
     ) -> None:
         if version_policy not in _POLICIES:
             raise ConfigError(f"version_policy must be one of {_POLICIES}, got {version_policy!r}")
-        self.policy = version_policy
+        self.version_policy = version_policy
         self.subject_versions = subject_versions
         self.version_keys = _keys("version_keys", version_keys)
         self.location_keys = _keys("location_keys", location_keys)
@@ -357,7 +357,7 @@ class VersionFilter(StageBase):
     ) -> list[Chunk]:
         """Drop (or label) the other-version chunks; label the kept ones with their provenance."""
         out: list[Chunk] = []
-        drop = self.policy == "drop"
+        drop = self.version_policy == "drop"
         for (c, status, detail), r in zip(fates, resolved, strict=True):
             if detail is None:  # current or unversioned
                 out.append(c.with_meta(status=status, **_provenance(r)))
