@@ -34,6 +34,7 @@ test: $(VENV)/.all
 
 lint: $(VENV)/.all
 	$(PY) -m ruff check ctxassembly langchain_ctxassembly llamaindex_ctxassembly tests benchmarks
+	$(PY) -m ruff format --check ctxassembly langchain_ctxassembly llamaindex_ctxassembly tests benchmarks
 	$(PY) -m mypy
 
 # Regenerates every table in benchmarks/README.md (and benchmarks/results/). quality and

@@ -14,7 +14,6 @@ from tests.samples import FILLER, RST
 pytestmark = pytest.mark.unit
 
 
-
 def extract(text, question, budget=400, **kw):
     ctx = context(question, budget=budget)
     return Extract(**kw).run(chunks(("a", text)), ctx)[0], ctx

@@ -22,9 +22,7 @@ def _as_web_loader(candidate: dict) -> dict:
     return {"id": candidate["id"], "text": candidate["text"], "title": candidate["title"], "source": url}
 
 
-@pytest.mark.parametrize(
-    ("corpus", "answered", "exposed", "off_version"), [("django", 40, 0, 1), ("pytest", 36, 1, 0)]
-)
+@pytest.mark.parametrize(("corpus", "answered", "exposed", "off_version"), [("django", 40, 0, 1), ("pytest", 36, 1, 0)])
 def test_versions_from_the_url_alone(dev_data, corpus, answered, exposed, off_version):
     records = dev_data.records(corpus)
     hits = wrongs = off = 0

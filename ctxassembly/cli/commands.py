@@ -73,5 +73,3 @@ def assemble_cmd(  # noqa: PLR0917 - typer maps each parameter to a CLI option
         sys.stdout.write(json.dumps(out, default=str, ensure_ascii=False, indent=2) + "\n")
     else:
         sys.stdout.write(result.text + "\n")
-
-

@@ -192,8 +192,10 @@ def eval_cmd(  # noqa: PLR0917 - typer reads the options from the signature
     budget: Annotated[list[int] | None, typer.Option(help="token budget (repeatable; default 1000)")] = None,
     pipeline: Annotated[
         list[str] | None,
-        typer.Option(help="raw | dedup | assembler | module:attr | file.py:attr, '=label' renames (repeatable; "
-                          "default: the three built-ins)"),
+        typer.Option(
+            help="raw | dedup | assembler | module:attr | file.py:attr, '=label' renames (repeatable; "
+            "default: the three built-ins)"
+        ),
     ] = None,
     reader: Annotated[
         str | None, typer.Option(help="ask a reader too: 'smollm2' or 'module:attr' (default: metrics only)")
@@ -202,14 +204,16 @@ def eval_cmd(  # noqa: PLR0917 - typer reads the options from the signature
     engine: Annotated[
         str, typer.Option(help="local | ray (assembler rows on Ray Data, extra 'ray'; same results)")
     ] = "local",
-    order: Annotated[str, typer.Option(help="order of the built-in assembler: bookend | edges | relevance | reading")]
-    = "bookend",
+    order: Annotated[
+        str, typer.Option(help="order of the built-in assembler: bookend | edges | relevance | reading")
+    ] = "bookend",
     max_new_tokens: TokensOpt = 48,
     threads: ThreadsOpt = 1,
     csv_path: Annotated[Path | None, typer.Option("--csv", help="write the per-question rows as CSV here")] = None,
     json_path: Annotated[Path | None, typer.Option("--json", help="write summary and rows as JSON here")] = None,
-    report: Annotated[Path | None, typer.Option("--report", help="write a Markdown report here (PNGs beside it)")]
-    = None,
+    report: Annotated[
+        Path | None, typer.Option("--report", help="write a Markdown report here (PNGs beside it)")
+    ] = None,
     html_path: Annotated[Path | None, typer.Option("--html", help="write a self-contained HTML report here")] = None,
     probe_json: Annotated[Path | None, typer.Option(help="add an earlier 'probe --json' result to the report")] = None,
     dilution_json: Annotated[Path | None, typer.Option(help="add an earlier 'dilution --json' result")] = None,
@@ -238,12 +242,21 @@ def eval_cmd(  # noqa: PLR0917 - typer reads the options from the signature
         console = Console(width=180)  # every column on one line, in a terminal or a pipe
         total = len(budgets) * len(qs) * (len(pipeline) if pipeline else 3)
         with Progress(
-            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-            console=Console(stderr=True), transient=True,
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=Console(stderr=True),
+            transient=True,
         ) as bar:
             task = bar.add_task("eval", total=total)
             result = run_ab(
-                qs, budgets=budgets, pipelines=pipeline or None, reader=ask, reader_name=reader, engine=engine,
+                qs,
+                budgets=budgets,
+                pipelines=pipeline or None,
+                reader=ask,
+                reader_name=reader,
+                engine=engine,
                 assemble_options={"order": order},
                 on_step=lambda name, b, q: bar.update(task, advance=1, description=f"{name} @{b} {q.qid}"),
             )
@@ -251,8 +264,15 @@ def eval_cmd(  # noqa: PLR0917 - typer reads the options from the signature
         errors = [r for r in result.rows if r.error]
         for r in errors[:5]:
             typer.echo(f"error in {r.pipeline} @{r.budget} on {r.qid}: {r.error}", err=True)
-        extras = _extras(load_extras(probe_json, dilution_json, histogram_json), ask, qs, budgets[0],
-                         probe=probe, dilution=dilution, histogram=histogram)
+        extras = _extras(
+            load_extras(probe_json, dilution_json, histogram_json),
+            ask,
+            qs,
+            budgets[0],
+            probe=probe,
+            dilution=dilution,
+            histogram=histogram,
+        )
         for path, write in ((csv_path, write_csv), (json_path, write_json)):
             if path is not None:
                 typer.echo(f"wrote {write(result, path)}")

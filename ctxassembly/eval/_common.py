@@ -13,7 +13,7 @@ from ctxassembly.render import Format, Renderer, prompt
 BRIEF = "Answer the question using only the documents above. Answer in a few words."
 CITE = (
     "Answer the question using only the documents above. After the answer, cite the id of "
-    'each document you used in square brackets, e.g. [id].'
+    "each document you used in square brackets, e.g. [id]."
 )
 
 

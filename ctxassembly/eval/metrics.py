@@ -166,8 +166,15 @@ def _measure(question: Question, chunks: list[Chunk] | None, text: str, tokenize
         # planted ids cannot be seen in a string; planted sentences can
         passed = sum(_squash(s) in flat for s in question.injection_sentences)
         return ContextMetrics(
-            n_chunks=None, context_recall=None, context_precision=None, duplicate_share=None,
-            off_version_share=None, answer_position=None, answer_zone=None, injections_passed=passed, **base,
+            n_chunks=None,
+            context_recall=None,
+            context_precision=None,
+            duplicate_share=None,
+            off_version_share=None,
+            answer_position=None,
+            answer_zone=None,
+            injections_passed=passed,
+            **base,
         )
     n = len(chunks)
     squashed = [_squash(c.text) for c in chunks]

@@ -129,8 +129,12 @@ def plot_histogram(result: HistogramLike, path: str | Path | BinaryIO) -> str:
     w = 0.4
     ax.bar([x - w / 2 for x in xs], result.cite_rate, width=w, label="cited")
     ax.bar([x + w / 2 for x in xs], result.use_rate, width=w, label="answered from")
-    ax.set(xlabel="position in the context (0 = first)", ylabel="share of contexts", ylim=(0, 1.05),
-           title=f"Citations by position ({len(result.rows)} questions)")
+    ax.set(
+        xlabel="position in the context (0 = first)",
+        ylabel="share of contexts",
+        ylim=(0, 1.05),
+        title=f"Citations by position ({len(result.rows)} questions)",
+    )
     ax.set_xticks(xs)
     ax.legend()
     return _save(fig, path)

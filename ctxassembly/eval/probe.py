@@ -35,8 +35,22 @@ __all__ = ["Placement", "PlantedFact", "make_fact", "parse_placement", "planted_
 Placement = Literal["document", "sentence"]
 
 _NAMES = (
-    "Vorlak", "Quenby", "Tazmir", "Orvell", "Brisca", "Kelvane", "Mordix", "Ulvana",
-    "Zephrin", "Dravos", "Pellora", "Yskander", "Ferrow", "Gilvane", "Hastrel", "Ixora",
+    "Vorlak",
+    "Quenby",
+    "Tazmir",
+    "Orvell",
+    "Brisca",
+    "Kelvane",
+    "Mordix",
+    "Ulvana",
+    "Zephrin",
+    "Dravos",
+    "Pellora",
+    "Yskander",
+    "Ferrow",
+    "Gilvane",
+    "Hastrel",
+    "Ixora",
 )
 _THINGS = ("vault", "archive", "greenhouse", "observatory", "lighthouse", "workshop")
 

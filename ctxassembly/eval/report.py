@@ -41,9 +41,17 @@ if TYPE_CHECKING:
     from rich.table import Table
 
 __all__ = [
-    "Extras", "load_extras", "read_json", "rich_table", "summary_rows", "write_csv", "write_html", "write_json",
+    "Extras",
+    "load_extras",
+    "read_json",
+    "rich_table",
+    "summary_rows",
+    "write_csv",
+    "write_html",
+    "write_json",
     "write_markdown",
 ]
+
 
 def rich_table(result: ABResult, title: str | None = None) -> Table:
     """The summary as a ``rich`` table, one row per pipeline × budget."""
@@ -142,40 +150,46 @@ def _sections(result: ABResult | None, extras: Extras) -> list[_Section]:
     if result is not None:
         n = len({r.qid for r in result.rows})
         who = f"reader: {result.reader}" if result.reader is not None else "no reader: context metrics only"
-        out.append(_Section(
-            "budgets",
-            "A/B: pipelines × budgets",
-            f"{n} questions; pipelines {', '.join(result.pipelines)}; budgets "
-            f"{', '.join(map(str, result.budgets))} tokens; {who}. Rates are over the questions each "
-            "metric applies to (wrong exposure: questions with wrong-version/scope strings; edge and "
-            "middle: contexts that hold the answer).",
-            summary_rows(result),
-            _png(plots.plot_budgets, result),
-        ))
+        out.append(
+            _Section(
+                "budgets",
+                "A/B: pipelines × budgets",
+                f"{n} questions; pipelines {', '.join(result.pipelines)}; budgets "
+                f"{', '.join(map(str, result.budgets))} tokens; {who}. Rates are over the questions each "
+                "metric applies to (wrong exposure: questions with wrong-version/scope strings; edge and "
+                "middle: contexts that hold the answer).",
+                summary_rows(result),
+                _png(plots.plot_budgets, result),
+            )
+        )
     if extras.probe is not None:
         p = extras.probe
         rows = [["position", "accuracy", "trials"]]
         rows += [[str(k), f"{v:.2f}", str(sum(r.position == k for r in p.rows))] for k, v in p.accuracy.items()]
-        out.append(_Section(
-            "probe",
-            "Planted-fact probe: accuracy by position",
-            f"A planted fact at each position of a {p.n_docs}-document context ({p.placement} placement), "
-            f"{p.trials} trial(s) per position; overall accuracy {p.overall:.2f}.",
-            rows,
-            _png(plots.plot_probe, p),
-        ))
+        out.append(
+            _Section(
+                "probe",
+                "Planted-fact probe: accuracy by position",
+                f"A planted fact at each position of a {p.n_docs}-document context ({p.placement} placement), "
+                f"{p.trials} trial(s) per position; overall accuracy {p.overall:.2f}.",
+                rows,
+                _png(plots.plot_probe, p),
+            )
+        )
     if extras.dilution is not None:
         d = extras.dilution
         rows = [["gold placed", *[f"+{k}" for k in d.sizes]]]
         rows += [[pl, *[fmt_cell(d.accuracy[pl].get(k), "%") for k in d.sizes]] for pl in d.placements]
-        out.append(_Section(
-            "dilution",
-            "Dilution curve",
-            "Reader accuracy with the gold chunk alone and with more retrieved distractors, gold placed "
-            f"first or in the middle; {len({r.qid for r in d.rows})} questions, {len(d.skipped)} skipped.",
-            rows,
-            _png(plots.plot_dilution, d),
-        ))
+        out.append(
+            _Section(
+                "dilution",
+                "Dilution curve",
+                "Reader accuracy with the gold chunk alone and with more retrieved distractors, gold placed "
+                f"first or in the middle; {len({r.qid for r in d.rows})} questions, {len(d.skipped)} skipped.",
+                rows,
+                _png(plots.plot_dilution, d),
+            )
+        )
     if extras.histogram is not None:
         h = extras.histogram
         rows = [["position", "present", "cited", "cite rate", "used", "use rate"]]
@@ -183,14 +197,16 @@ def _sections(result: ABResult | None, extras: Extras) -> list[_Section]:
             [str(i), str(n), str(h.cited[i]), f"{h.cite_rate[i]:.2f}", str(h.used[i]), f"{h.use_rate[i]:.2f}"]
             for i, n in enumerate(h.present)
         ]
-        out.append(_Section(
-            "histogram",
-            "Citation histogram",
-            f"Which positions the reader cites and answers from, over {len(h.rows)} questions "
-            f"({h.uncited} replies cited nothing).",
-            rows,
-            _png(plots.plot_histogram, h),
-        ))
+        out.append(
+            _Section(
+                "histogram",
+                "Citation histogram",
+                f"Which positions the reader cites and answers from, over {len(h.rows)} questions "
+                f"({h.uncited} replies cited nothing).",
+                rows,
+                _png(plots.plot_histogram, h),
+            )
+        )
     if not out:
         raise ConfigError("nothing to report: give an A/B result or at least one probe/dilution/histogram result")
     return out

@@ -33,7 +33,6 @@ __all__ = [
 ]
 
 
-
 # -- planted-fact probe ------------------------------------------------------------
 @dataclass(frozen=True)
 class ProbeTrial:
@@ -253,7 +252,10 @@ class ABRow:
         out: dict[str, Any] = {"qid": self.qid, "pipeline": self.pipeline, "budget": self.budget}
         out.update({k: v for k, v in self.metrics.to_dict().items() if k != "qid"})
         out.update(
-            answer=self.answer, correct=self.correct, latency_ms=self.latency_ms, reader_ms=self.reader_ms,
+            answer=self.answer,
+            correct=self.correct,
+            latency_ms=self.latency_ms,
+            reader_ms=self.reader_ms,
             error=self.error,
         )
         return out

@@ -145,8 +145,18 @@ def load_pipeline(spec: str) -> tuple[str, Pipeline]:
 
 
 SUMMARY_KEYS = (
-    "answer_kept", "accuracy", "wrong_exposure", "context_recall", "context_precision", "duplicate_share",
-    "off_version_share", "tokens_mean", "edge_rate", "middle_rate", "injection_pass", "latency_ms_median",
+    "answer_kept",
+    "accuracy",
+    "wrong_exposure",
+    "context_recall",
+    "context_precision",
+    "duplicate_share",
+    "off_version_share",
+    "tokens_mean",
+    "edge_rate",
+    "middle_rate",
+    "injection_pass",
+    "latency_ms_median",
 )
 
 
@@ -249,8 +259,11 @@ def run_ab(
                     metrics, chunks, text = _measure(q, [])
                 answer = correct = reader_ms = None
                 if ask is not None:
-                    p = (layout(chunks, q.question, fmt=FMT, instructions=prompt_text) if chunks is not None
-                         else prompt(text, q.question, prompt_text))
+                    p = (
+                        layout(chunks, q.question, fmt=FMT, instructions=prompt_text)
+                        if chunks is not None
+                        else prompt(text, q.question, prompt_text)
+                    )
                     t0 = time.perf_counter()
                     answer = ask(p)
                     reader_ms = (time.perf_counter() - t0) * 1000
@@ -261,7 +274,10 @@ def run_ab(
             rows.extend(cell)
             summary.append(_summary(name, budget, cell, questions))
     return ABResult(
-        pipelines=tuple(fns), budgets=tuple(budgets), rows=rows, summary=summary,
+        pipelines=tuple(fns),
+        budgets=tuple(budgets),
+        rows=rows,
+        summary=summary,
         reader=None if ask is None else (reader_name if reader_name is not None else repr(ask)),
     )
 

@@ -12,5 +12,3 @@ from tests.conftest import DevData
 @pytest.fixture(scope="session")
 def dev_questions(dev_data: DevData) -> list[Question]:
     return load_questions(dev_data.path("django"))
-
-

@@ -158,8 +158,11 @@ def test_a_reader_by_import_path(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("spec", "match"),
-    [("gpt-4", "reader must be 'smollm2' or 'module:attr'"), ("no_such_module_x:f", "No module named"),
-     ("textwrap:nope", "has no attribute 'nope'")],
+    [
+        ("gpt-4", "reader must be 'smollm2' or 'module:attr'"),
+        ("no_such_module_x:f", "No module named"),
+        ("textwrap:nope", "has no attribute 'nope'"),
+    ],
 )
 def test_bad_reader_spec(spec: str, match: str) -> None:
     with pytest.raises(ConfigError, match=match):

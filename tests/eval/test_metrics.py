@@ -127,8 +127,18 @@ def test_bad_context(pbkdf2: Question, value: object, match: str) -> None:
         context_metrics(pbkdf2, value)
 
 
-@pytest.mark.parametrize(("pos", "n", "expected"), [(0, 1, "edge"), (0, 5, "edge"), (4, 5, "edge"), (2, 5, "middle"),
-                                                      (1, 5, "inner"), (3, 5, "inner"), (1, 2, "edge")])
+@pytest.mark.parametrize(
+    ("pos", "n", "expected"),
+    [
+        (0, 1, "edge"),
+        (0, 5, "edge"),
+        (4, 5, "edge"),
+        (2, 5, "middle"),
+        (1, 5, "inner"),
+        (3, 5, "inner"),
+        (1, 2, "edge"),
+    ],
+)
 def test_zone(pos: int, n: int, expected: str) -> None:
     assert zone(pos, n) == expected
 

@@ -19,6 +19,7 @@ from tests.eval.conftest import RETRY, ROTATE, THREE, THREE_COPY, FirstDocReader
 
 pytestmark = pytest.mark.unit
 
+
 @pytest.fixture(scope="module")
 def result() -> ABResult:
     return run_ab([RETRY, ROTATE], budgets=[1000], reader=FirstDocReaderDouble(), reader_name="first-doc")

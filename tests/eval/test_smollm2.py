@@ -70,8 +70,23 @@ def test_cli_probe_end_to_end_on_the_demo_corpus(
 ) -> None:
     monkeypatch.setenv("CTXASSEMBLY_SMOLLM2_CACHE", str(smollm2_cache))
     png, out = tmp_path / "probe.png", tmp_path / "probe.json"
-    args = ["probe", "--n-docs", "3", "--positions", "3", "--trials", "1", "--max-chars", "160",
-            "--max-new-tokens", "20", "--png", str(png), "--json", str(out)]
+    args = [
+        "probe",
+        "--n-docs",
+        "3",
+        "--positions",
+        "3",
+        "--trials",
+        "1",
+        "--max-chars",
+        "160",
+        "--max-new-tokens",
+        "20",
+        "--png",
+        str(png),
+        "--json",
+        str(out),
+    ]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     assert "position" in result.output
@@ -88,8 +103,21 @@ def test_cli_eval_with_the_real_reader(
     # the A/B runner end to end: one demo question, the assembler at 300 tokens, SmolLM2 answers
     monkeypatch.setenv("CTXASSEMBLY_SMOLLM2_CACHE", str(smollm2_cache))
     out = tmp_path / "ab.json"
-    args = ["eval", "--limit", "1", "--pipeline", "assembler", "--budget", "300", "--reader", "smollm2",
-            "--max-new-tokens", "24", "--json", str(out)]
+    args = [
+        "eval",
+        "--limit",
+        "1",
+        "--pipeline",
+        "assembler",
+        "--budget",
+        "300",
+        "--reader",
+        "smollm2",
+        "--max-new-tokens",
+        "24",
+        "--json",
+        str(out),
+    ]
     t0 = time.perf_counter()
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output

@@ -30,8 +30,6 @@ UNNAMED = "Which PostgreSQL versions does Django support?"
 CORPUS = {r["id"]: r for r in load_corpus()}
 
 
-
-
 @pytest.fixture
 def postprocessor() -> ContextAssemblyPostprocessor:
     return ContextAssemblyPostprocessor(budget=BUDGET)
@@ -61,8 +59,10 @@ def check_context(nodes: list[NodeWithScore], version: str) -> None:
         if "assembly_merged_from" not in n.node.metadata and "[…]" not in text:  # not merged, not excerpted
             assert text == record["text"]
         view = n.node.get_content(metadata_mode=MetadataMode.LLM)
-        assert view.startswith(f"cite: {i + 1}\ntitle: {record['title']}\nsection: {record['section']}\n"
-                               f"version: {version}\nstatus: current\n\n")
+        assert view.startswith(
+            f"cite: {i + 1}\ntitle: {record['title']}\nsection: {record['section']}\n"
+            f"version: {version}\nstatus: current\n\n"
+        )
         assert "assembly_" not in view
 
 

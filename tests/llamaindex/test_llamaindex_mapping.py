@@ -47,8 +47,6 @@ def llm_view(nodes: list[NodeWithScore]) -> str:
     return "\n\n".join(n.node.get_content(metadata_mode=MetadataMode.LLM) for n in nodes)
 
 
-
-
 def test_public_surface() -> None:
     assert sorted(llamaindex_ctxassembly.__all__) == [
         "ContextAssemblyEvent",
@@ -64,15 +62,29 @@ def test_default_keys_become_chunk_fields_and_the_rest_meta() -> None:
     node = TextNode(
         id_="n1",
         text="SQLite 3.21.0 and later.",
-        metadata={"version": "4.2", "title": "Databases", "section": "SQLite", "date": "2023-04-03",
-                  "doc_id": "ref/databases", "acl": ["staff"]},
+        metadata={
+            "version": "4.2",
+            "title": "Databases",
+            "section": "SQLite",
+            "date": "2023-04-03",
+            "doc_id": "ref/databases",
+            "acl": ["staff"],
+        },
         start_char_idx=10,
         end_char_idx=34,
     )
     [record] = nodes_to_chunks(scored((node, 0.7)), MetadataKeys())
     assert record == {
-        "id": "n1", "text": "SQLite 3.21.0 and later.", "score": 0.7, "version": "4.2", "title": "Databases",
-        "section": "SQLite", "date": "2023-04-03", "doc_id": "ref/databases", "start": 10, "end": 34,
+        "id": "n1",
+        "text": "SQLite 3.21.0 and later.",
+        "score": 0.7,
+        "version": "4.2",
+        "title": "Databases",
+        "section": "SQLite",
+        "date": "2023-04-03",
+        "doc_id": "ref/databases",
+        "start": 10,
+        "end": 34,
         "meta": dict(node.metadata),  # every key travels (acl for the admit stage, paths for versions)
     }
 
@@ -80,24 +92,38 @@ def test_default_keys_become_chunk_fields_and_the_rest_meta() -> None:
 def test_configurable_keys_drive_version_and_labels() -> None:
     keys = MetadataKeys(version="release", title="page", section="heading", doc_id="source")
     nodes = scored(
-        (text_node("new", "PostgreSQL 14 and higher.", release="5.2", page="Databases", heading="PostgreSQL",
-                   source="db"), 0.9),
-        (text_node("old", "PostgreSQL 12 and higher.", release="4.2", page="Databases", heading="PostgreSQL",
-                   source="db"), 0.8),
+        (
+            text_node(
+                "new", "PostgreSQL 14 and higher.", release="5.2", page="Databases", heading="PostgreSQL", source="db"
+            ),
+            0.9,
+        ),
+        (
+            text_node(
+                "old", "PostgreSQL 12 and higher.", release="4.2", page="Databases", heading="PostgreSQL", source="db"
+            ),
+            0.8,
+        ),
     )
     pp = ContextAssemblyPostprocessor(budget=500, keys=keys)
     out = pp.postprocess_nodes(nodes, query_str=Q)
     assert [n.node.node_id for n in out] == ["old"]
-    assert out[0].node.get_content(metadata_mode=MetadataMode.LLM).startswith(
-        "cite: 1\npage: Databases\nheading: PostgreSQL\nrelease: 4.2\nstatus: current\n\nPostgreSQL 12"
+    assert (
+        out[0]
+        .node.get_content(metadata_mode=MetadataMode.LLM)
+        .startswith("cite: 1\npage: Databases\nheading: PostgreSQL\nrelease: 4.2\nstatus: current\n\nPostgreSQL 12")
     )
     assert pp.last_report.fate(0).reason == "other_version"
 
 
 def test_doc_id_falls_back_to_ref_doc_id_and_metadata_wins() -> None:
     sourced = TextNode(id_="a", text="x", relationships={NodeRelationship.SOURCE: RelatedNodeInfo(node_id="doc-7")})
-    both = TextNode(id_="b", text="y", metadata={"doc_id": "meta-doc"},
-                    relationships={NodeRelationship.SOURCE: RelatedNodeInfo(node_id="doc-7")})
+    both = TextNode(
+        id_="b",
+        text="y",
+        metadata={"doc_id": "meta-doc"},
+        relationships={NodeRelationship.SOURCE: RelatedNodeInfo(node_id="doc-7")},
+    )
     records = nodes_to_chunks(scored((sourced, 1.0), (both, 1.0), (text_node("c", "z"), 1.0)), MetadataKeys())
     assert [r.get("doc_id") for r in records] == ["doc-7", "meta-doc", None]
 
@@ -121,8 +147,9 @@ def test_none_scores_pass_through_and_rank_by_order() -> None:
 
 
 def test_missing_metadata_is_kept_unversioned() -> None:
-    out = ContextAssemblyPostprocessor(budget=300).postprocess_nodes(scored((text_node("bare", "Plain text."), 0.5)),
-                                                                     query_str=Q)
+    out = ContextAssemblyPostprocessor(budget=300).postprocess_nodes(
+        scored((text_node("bare", "Plain text."), 0.5)), query_str=Q
+    )
     assert out[0].node.get_content(metadata_mode=MetadataMode.LLM) == "cite: 1\nstatus: unversioned\n\nPlain text."
 
 
@@ -173,11 +200,22 @@ def test_a_bad_metadata_value_drops_that_node_naming_it() -> None:
 def _db_nodes() -> list[NodeWithScore]:
     """Two adjacent passages of one document (offsets touch) and an exact copy elsewhere."""
     common = {"version": "4.2", "title": "Databases", "doc_id": "ref/databases"}
-    first = TextNode(id_="db#0", text="Django supports PostgreSQL, MariaDB, MySQL, Oracle and SQLite.",
-                     metadata={**common, "section": "Databases"}, start_char_idx=0, end_char_idx=62,
-                     excluded_llm_metadata_keys=["doc_id"], embedding=[0.1, 0.2])
-    second = TextNode(id_="db#1", text="\nDjango 4.2 supports SQLite 3.21.0 and later.",
-                      metadata={**common, "section": "Databases > SQLite"}, start_char_idx=62, end_char_idx=107)
+    first = TextNode(
+        id_="db#0",
+        text="Django supports PostgreSQL, MariaDB, MySQL, Oracle and SQLite.",
+        metadata={**common, "section": "Databases"},
+        start_char_idx=0,
+        end_char_idx=62,
+        excluded_llm_metadata_keys=["doc_id"],
+        embedding=[0.1, 0.2],
+    )
+    second = TextNode(
+        id_="db#1",
+        text="\nDjango 4.2 supports SQLite 3.21.0 and later.",
+        metadata={**common, "section": "Databases > SQLite"},
+        start_char_idx=62,
+        end_char_idx=107,
+    )
     return scored((first, 0.9), (second, 0.7))
 
 
@@ -256,8 +294,17 @@ def test_the_cores_budget_is_the_budget_one_report_one_count() -> None:
     # No second budget loop after the core: the default LLM view (labels only, the stock
     # templates) is shorter than the core's counted blocks, so it fits; the report's
     # decisions and tokens_after are the core's, untouched.
-    nodes = scored(*((text_node(f"p{i}", f"Paragraph {i} on database backend number {i}. " * 8, version="4.2",
-                                title=f"Page {i}"), 1.0 - i / 10) for i in range(12)))
+    nodes = scored(
+        *(
+            (
+                text_node(
+                    f"p{i}", f"Paragraph {i} on database backend number {i}. " * 8, version="4.2", title=f"Page {i}"
+                ),
+                1.0 - i / 10,
+            )
+            for i in range(12)
+        )
+    )
     pp = ContextAssemblyPostprocessor(budget=400)
     out = pp.postprocess_nodes(nodes, query_str=Q)
     report = pp.last_report
@@ -270,8 +317,9 @@ def test_the_cores_budget_is_the_budget_one_report_one_count() -> None:
 
 
 def test_a_longer_template_gets_its_room_from_reserve() -> None:
-    nodes = scored(*((text_node(f"p{i}", f"Paragraph {i} on database backend number {i}. " * 8), 1.0 - i / 10)
-                     for i in range(6)))
+    nodes = scored(
+        *((text_node(f"p{i}", f"Paragraph {i} on database backend number {i}. " * 8), 1.0 - i / 10) for i in range(6))
+    )
     template = "SOURCE FOLLOWS. " * 10 + "\n{metadata_str}\n\n{content}"
     pp = ContextAssemblyPostprocessor(budget=700, text_template=template, options={"reserve": 250})
     out = pp.postprocess_nodes(nodes, query_str=Q)
@@ -292,16 +340,20 @@ def test_changing_a_field_rebuilds_the_assembler() -> None:
 
 
 def test_options_reach_the_assembler() -> None:
-    nodes = scored((text_node("hi", "Databases in Django 4.2.", version="4.2"), 0.9),
-                   (text_node("lo", "Databases are stores.", version="4.2"), 0.1))
+    nodes = scored(
+        (text_node("hi", "Databases in Django 4.2.", version="4.2"), 0.9),
+        (text_node("lo", "Databases are stores.", version="4.2"), 0.1),
+    )
     pp = ContextAssemblyPostprocessor(budget=500, options={"min_score": 0.5})
     assert [n.node.node_id for n in pp.postprocess_nodes(nodes, query_str=Q)] == ["hi"]
     assert pp.last_report.fate(1).reason == "below_threshold"
 
 
 def test_target_version_field_wins_over_the_question() -> None:
-    nodes = scored((text_node("a", "Backends.", version="4.2", doc_id="d"), 0.9),
-                   (text_node("b", "Backends.", version="5.2", doc_id="d"), 0.8))
+    nodes = scored(
+        (text_node("a", "Backends.", version="4.2", doc_id="d"), 0.9),
+        (text_node("b", "Backends.", version="5.2", doc_id="d"), 0.8),
+    )
     out = ContextAssemblyPostprocessor(budget=500, target_version="5.2").postprocess_nodes(nodes, query_str=Q)
     assert [n.node.node_id for n in out] == ["b"]
 

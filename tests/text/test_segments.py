@@ -12,7 +12,6 @@ from tests.samples import RST
 pytestmark = pytest.mark.unit
 
 
-
 def kinds(text):
     return [(u.kind, text[u.start : u.end]) for u in segment(text)]
 
