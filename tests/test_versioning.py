@@ -417,8 +417,8 @@ def test_a_change_note_in_a_text_does_not_outrank_real_metadata():
 def test_the_variant_pair_finders_agree_with_every_pair_compared():
     import random
 
-    from ctxassembly.stages.version import _pairs_with, _variant_pairs
     from ctxassembly.text.lexical import jaccard
+    from ctxassembly.versioning.evidence import pairs_with, variant_pairs
 
     rng = random.Random(7)
     base = [frozenset(rng.sample(range(5000), rng.randint(5, 60))) for _ in range(40)]
@@ -430,6 +430,6 @@ def test_the_variant_pair_finders_agree_with_every_pair_compared():
     for t in (0.5, 0.6, 0.8):
         every = sorted((a, b) for a in sets for b in sets if a < b and jaccard(sets[a], sets[b], t) >= t)
         assert every, t
-        assert _variant_pairs(sets, t) == every
+        assert variant_pairs(sets, t) == every
         queries = sorted(rng.sample(sorted(sets), 10))
-        assert _pairs_with(sets, queries, t) == [p for p in every if p[0] in queries or p[1] in queries]
+        assert pairs_with(sets, queries, t) == [p for p in every if p[0] in queries or p[1] in queries]
