@@ -14,17 +14,16 @@ Measured (fair call, full metadata, 40 questions per corpus; answer_hit / wrong_
 =====================================================  ====================  ====================
 pipeline                                               Django @500 / @1000   pytest @500 / @1000
 =====================================================  ====================  ====================
-model_free (default)                                   88/8%, 98/8%          80/0%, 90/0%
-with_models: MiniLM rerank (fuse 6) + semantic dedup   88/8%, 98/8%          80/0%, 92/0%
+model_free (default)                                   90/0%, 98/0%          80/0%, 90/0%
+with_models: MiniLM rerank (fuse 6) + semantic dedup   90/0%, 98/0%          80/0%, 92/0%
 -- measured while choosing (benchmarks/README.md, "Two dev corpora side by side") --
 MiniLM + sentence extraction (the old default)         90/4%, 98/8% (before) 55/0%, 70/0% (before),
                                                                              answer cut 15% / 8%
 rerank fuse 3 / 12 (no extraction)                     88/95, 88/95          75/88, 80/88
 =====================================================  ====================  ====================
 
-Answer cut (a kept gold chunk without its answer) is 2% on Django at 500 tokens (one
-question) in both rows; duplicates, off-version chunks, planted injections and over-budget
-contexts are 0% in both rows with full metadata.
+Answer cut (a kept gold chunk without its answer), duplicates, off-version chunks, planted
+injections and over-budget contexts are 0% in both rows with full metadata.
 The MiniLM bi-encoder is the very model whose cosine the retriever already used, so as a
 reranker it adds little; fused at weight 6 with the relevance order it only breaks
 near-ties, which gained one question on each corpus at 1,000 tokens. Sentence extraction
