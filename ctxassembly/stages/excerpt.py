@@ -100,40 +100,33 @@ class Excerpt(StageBase):
         trees = {i: structure(chunks[i].text) for i in near}
         flat = [chunks[i].text[b.start : b.end] for i in near for b in trees[i]]
         scores = block_scores(flat, ctx.question)
-        # rival entries (text.rivals): a sibling definition in the same words with another
-        # name or value in its slot leaves every chunk it is in, its name with it
-        lost = losers([chunks[i].text for i in near], [trees[i] for i in near], scores, ctx.question)
-        where = [(i, j) for i in near for j in range(len(trees[i]))]
-        rivals: dict[int, tuple[set[int], str]] = {}
-        for k, w in lost.items():
-            i, j = where[k]
-            out_i = rivals.setdefault(i, (set(), chunks[where[w][0]].id))[0]
-            out_i |= entry_blocks(trees[i], j)
+        gone, rival_of = _rivals(chunks, near, trees, scores, ctx.question)
         if len(self._scored) > _SCORED_MAX:
             self._scored.clear()
         k = 0
         mine: dict[tuple[str, str], tuple[np.ndarray, frozenset[int]]] = {}
         for i in near:
             n = len(trees[i])
-            mine[(ctx.question, chunks[i].text)] = (scores[k : k + n], frozenset(rivals.get(i, ((), ""))[0]))
+            mine[(ctx.question, chunks[i].text)] = (scores[k : k + n], gone.get(i, frozenset()))
             k += n
         self._scored.update(mine)
-        if not large and not rivals:
+        if not large and not gone:
             return chunks
         out: list[Chunk | None] = list(chunks)
-        for i in sorted(set(large) | set(rivals)):
+        for i in sorted(set(large) | set(gone)):
             tree = trees[i]
             c = chunks[i]
-            s, gone = mine[(ctx.question, c.text)]
-            if gone:
-                ctx.report.note(self.name, "rival", id=c.id, index=c.index, rival_of=rivals[i][1], blocks=len(gone))
-                rest = [j for j in range(len(tree)) if j not in gone]
+            s = mine[(ctx.question, c.text)][0]
+            if i in gone:
+                ctx.report.note(self.name, "rival", id=c.id, index=c.index, rival_of=rival_of[i], blocks=len(gone[i]))
+                rest = [j for j in range(len(tree)) if j not in gone[i]]
                 if not any(s[j] > 0 for j in rest):
-                    ctx.report.drop(c, self.name, "near_miss", rival_of=rivals[i][1])
+                    ctx.report.drop(c, self.name, "near_miss", rival_of=rival_of[i])
                     out[i] = None
                     continue
-            keep = choose(c.text, tree, s, cap, count, excluded=gone) if i in large else None
-            if keep is None and gone:
+            excluded = gone.get(i, frozenset())
+            keep = choose(c.text, tree, s, cap, count, excluded=excluded) if i in large else None
+            if keep is None and excluded:
                 keep = rest  # a chunk within its share (or nothing fits it): all but the rival
             if keep is None:
                 continue  # nothing matched and fits: leave the chunk whole for select to judge
@@ -165,8 +158,8 @@ class Excerpt(StageBase):
         # Where the text matches too, a markup line (``.. code-block:: python``) is not the
         # match: it names the kind of what follows, and a fragment matched only there is
         # periphery. (Where only markup matches, ``.. attribute:: username``, it is the name.)
-        marks = [is_mark(chunk.text[b.start : b.end]) or j in gone for j, b in enumerate(tree)]
-        content = np.where(marks, 0.0, scores)
+        not_content = [is_mark(chunk.text[b.start : b.end]) or j in gone for j, b in enumerate(tree)]
+        content = np.where(not_content, 0.0, scores)
         top = int(np.argmax(content if content.max() > 0 else scores))
         best = tree[top]
         if top not in keep and not (best.label in keep and ctx.count_tokens(chunk.text[best.start : best.end]) > limit):
@@ -190,6 +183,23 @@ class Excerpt(StageBase):
             else:
                 spans.append([blk.start, blk.end])
         return with_gaps(text, spans, self.gap_marker)
+
+
+def _rivals(
+    chunks: Sequence[Chunk], near: Sequence[int], trees: dict[int, tuple[Block, ...]], scores: np.ndarray, question: str
+) -> tuple[dict[int, frozenset[int]], dict[int, str]]:
+    """The rival entries (:mod:`ctxassembly.text.rivals`) among the blocks of the ``near``
+    chunks: per chunk, the blocks that leave (each loser with its name and what is under
+    it), and the id of the chunk that holds the first winner."""
+    lost = losers([chunks[i].text for i in near], [trees[i] for i in near], scores, question)
+    where = [(i, j) for i in near for j in range(len(trees[i]))]
+    gone: dict[int, set[int]] = {}
+    rival_of: dict[int, str] = {}
+    for k, w in lost.items():
+        i, j = where[k]
+        gone.setdefault(i, set()).update(entry_blocks(trees[i], j))
+        rival_of.setdefault(i, chunks[where[w][0]].id)
+    return {i: frozenset(b) for i, b in gone.items()}, rival_of
 
 
 def block_scores(texts: Sequence[str], question: str) -> np.ndarray:
