@@ -192,13 +192,12 @@ def _rivals(
     chunks: per chunk, the blocks that leave (each loser with its name and what is under
     it), and the id of the chunk that holds the first winner."""
     lost = losers([chunks[i].text for i in near], [trees[i] for i in near], scores, question)
-    where = [(i, j) for i in near for j in range(len(trees[i]))]
     gone: dict[int, set[int]] = {}
     rival_of: dict[int, str] = {}
-    for k, w in lost.items():
-        i, j = where[k]
+    for (t, j), (winner, _) in lost.items():
+        i = near[t]
         gone.setdefault(i, set()).update(entry_blocks(trees[i], j))
-        rival_of.setdefault(i, chunks[where[w][0]].id)
+        rival_of.setdefault(i, chunks[near[winner]].id)
     return {i: frozenset(b) for i, b in gone.items()}, rival_of
 
 

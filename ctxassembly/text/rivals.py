@@ -70,8 +70,9 @@ def entry_blocks(tree: Sequence[Block], j: int) -> set[int]:
     of a rival stays behind."""
     name = entry_name(tree, j)
     roots = {j} if name is None else {name, j}
-    if name is not None and tree[name].value is not None:
-        roots.add(tree[name].value)  # type: ignore[arg-type]
+    value = None if name is None else tree[name].value
+    if value is not None:
+        roots.add(value)
     out = set(roots)
     for k, blk in enumerate(tree):
         if name is not None and tree[name].is_heading and blk.heading == name:
@@ -111,9 +112,14 @@ def _slots(a: list[list[str]], b: list[list[str]]) -> tuple[set[str], set[str]] 
     return None
 
 
-def losers(texts: Sequence[str], trees: Sequence[Sequence[Block]], scores: np.ndarray, question: str) -> dict[int, int]:
-    """Blocks that lose to a rival: ``{loser: winner}``, both as flat indices over the
-    blocks of ``trees`` one text after another (the order ``scores`` has them in)."""
+Address = tuple[int, int]  # (text, block): block ``block`` of ``trees[text]``
+
+
+def losers(
+    texts: Sequence[str], trees: Sequence[Sequence[Block]], scores: np.ndarray, question: str
+) -> dict[Address, Address]:
+    """Blocks that lose to a rival: ``{loser: winner}`` as (text, block) addresses;
+    ``scores`` holds the blocks of ``trees`` one text after another."""
     where: list[tuple[int, int]] = [(t, j) for t, tree in enumerate(trees) for j in range(len(tree))]
     s = np.asarray(scores, dtype=np.float64)
     if not s.size or s.max() <= 0:
@@ -132,7 +138,7 @@ def losers(texts: Sequence[str], trees: Sequence[Sequence[Block]], scores: np.nd
         names[k] = _DIGITS.sub("#", " ".join(line.split())) or None
         sents[k] = _sentences(texts[t][tree[j].start : tree[j].end])
     lengths = {k: {len(x) for x in sents[k]} for k in strong}
-    out: dict[int, int] = {}
+    out: dict[Address, Address] = {}
     for n, a in enumerate(strong):
         if names[a] is None or not lengths[a]:
             continue
@@ -146,7 +152,7 @@ def losers(texts: Sequence[str], trees: Sequence[Sequence[Block]], scores: np.nd
                 continue
             named_a, named_b = bool(slots[0] & terms), bool(slots[1] & terms)
             if named_b and not named_a:
-                out.setdefault(int(a), int(b))
+                out.setdefault(where[a], where[b])
             elif (named_a and not named_b) or s[b] <= MARGIN * s[a]:
-                out.setdefault(int(b), int(a))
+                out.setdefault(where[b], where[a])
     return out

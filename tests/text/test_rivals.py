@@ -52,10 +52,14 @@ How long a lock on a cached page is kept before it is released. The default valu
 
 def _losers(texts: list[str], question: str) -> list[tuple[str, str]]:
     trees = [structure(t) for t in texts]
-    where = [(t, b) for t, tree in zip(texts, trees, strict=True) for b in tree]
-    flat = [t[b.start : b.end] for t, b in where]
+    flat = [t[b.start : b.end] for t, tree in zip(texts, trees, strict=True) for b in tree]
     out = losers(texts, trees, block_scores(flat, question), question)
-    return [(flat[loser].split("\n")[0].strip(), flat[winner].split("\n")[0].strip()) for loser, winner in out.items()]
+
+    def first_line(address: tuple[int, int]) -> str:
+        b = trees[address[0]][address[1]]
+        return texts[address[0]][b.start : b.end].split("\n")[0].strip()
+
+    return [(first_line(loser), first_line(winner)) for loser, winner in out.items()]
 
 
 def test_the_sibling_that_matches_the_question_less_loses():
