@@ -24,6 +24,7 @@ from typing import NamedTuple, Protocol, runtime_checkable
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.report import Report
+from ctxassembly.text.selection import removed_passages
 from ctxassembly.tokens import TokenCounter, get_counter
 
 __all__ = [
@@ -83,10 +84,17 @@ class Context:
 
     def note_cut(self, stage: str, event: str, chunk: Chunk, text: str) -> None:
         """Note in the report that ``stage`` cut ``chunk`` down to ``text`` (``event`` says
-        how: ``excerpted``, ``extracted``...), with its tokens before and after."""
+        how: ``excerpted``, ``extracted``...), with its tokens before and after and the
+        first words of the paragraphs it removed (``removed``, at most five)."""
         count = self.count_tokens
         self.report.note(
-            stage, event, id=chunk.id, index=chunk.index, tokens_before=count(chunk.text), tokens_after=count(text)
+            stage,
+            event,
+            id=chunk.id,
+            index=chunk.index,
+            tokens_before=count(chunk.text),
+            tokens_after=count(text),
+            removed=removed_passages(chunk.text, text),
         )
 
 

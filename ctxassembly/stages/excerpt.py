@@ -16,7 +16,11 @@ so the body of a matched name ranks with the name. Blocks are kept best-first wh
 fit the chunk's share, each **with its owners** (the name a value belongs to) and, when
 it owns blocks, **with its first child** (the value a name has; under a heading, a
 one-line first block such as ``Default: 1209600``): a matched term is never separated
-from its value. When select fits a chunk to the room left, a block that matches the same
+from its value. What room the share has left then goes to the blocks **beside** the kept
+ones, nearest the best match first (the one after it before the one before it), so a cut
+keeps contiguous windows: the value, the list a sentence leads into or the rest of an
+entry that no question word names sits next to the sentence that matched. When select
+fits a chunk to the room left, a block that matches the same
 question words as a kept block at its indent (one example in two syntaxes) waits
 for the blocks that add something, and the block that must be in the fragment is the best
 match in text, not in a markup line (``.. code-block:: python`` names a kind, not a
@@ -260,9 +264,41 @@ def choose(
         if used + extra <= cap:
             keep |= group
             used += extra
+    if keep:
+        best = max(keep, key=lambda k: (ctx_score[k], -k))
+        _grow(tree, text, keep, excluded, cost=cost, used=used, cap=cap, best=best)
     if not keep or len(keep) == len(tree):
         return None
     return sorted(keep)
+
+
+def _grow(
+    tree: Sequence[Block],
+    text: str,
+    keep: set[int],
+    excluded: frozenset[int],
+    *,
+    cost: Sequence[int],
+    used: int,
+    cap: int,
+    best: int,
+) -> None:
+    """Grow ``keep`` (in place) into contiguous windows while ``cap`` has room (``used``
+    tokens spent so far). The blocks next to a kept block go first, nearest to ``best`` first
+    and, at equal distance, the one after it: the block beside a match is the likeliest to
+    hold what the question did not name (a setting's value, the list a sentence leads into,
+    the rest of a paragraph), which no word of the question scores."""
+    while True:
+        edge = {k + d for k in keep for d in (1, -1)} - keep - excluded
+        for x in sorted((x for x in edge if 0 <= x < len(tree)), key=lambda x: (abs(x - best), x < best)):
+            group = _with_owners(tree, x, text) - excluded
+            extra = sum(cost[y] for y in group - keep)
+            if used + extra <= cap:
+                keep |= group
+                used += extra
+                break
+        else:
+            return
 
 
 def _with_owners(tree: Sequence[Block], j: int, text: str) -> set[int]:
