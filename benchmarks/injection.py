@@ -47,7 +47,7 @@ ROOT = Path(__file__).resolve().parents[1]
 REDTEAM = ROOT / "tests" / "data" / "redteam.jsonl"
 BENIGN = ROOT / "tests" / "data" / "benign.jsonl"
 HOSTS = ROOT / "ctxassembly" / "data" / "django_demo.jsonl"
-DEV = [ROOT / "benchmarks" / "data" / name / "corpus.jsonl.xz" for name in ("django", "pytest")]  # vendored
+DEV = [ROOT / "benchmarks" / "data" / name / "corpus.jsonl.xz" for name in ("django", "pytest", "celery")]  # vendored
 
 
 def _as_comment(payload: str) -> str:

@@ -48,6 +48,8 @@ def fates(ctx: Context) -> dict[int, str]:
 
 
 REPO = Path(__file__).resolve().parents[1]
+# Every dev corpus vendored in benchmarks/data/ (a test that pins one corpus's figures names it).
+DEV_CORPORA = ("django", "pytest", "celery")
 
 
 @dataclass(frozen=True)
