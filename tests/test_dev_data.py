@@ -27,3 +27,16 @@ def test_a_dev_corpus_is_vendored_whole(dev_data: DevData, name: str) -> None:
         for gold in rec["gold"]:
             assert chunks[gold]["version"] == rec["target_version"], (rec["qid"], gold)
             assert all(a in chunks[gold]["text"] for a in rec["answer"]), (rec["qid"], gold)
+
+
+@pytest.mark.parametrize("name", DEV_CORPORA)
+def test_the_never_cut_control_keeps_every_chunk_whole(dev_data: DevData, name: str) -> None:
+    """``max_share=None`` is the control the excerpt is measured against (benchmarks/adapters.py
+    ``never_cut``): on real candidates every kept chunk is one candidate's text, whole."""
+    from ctxassembly import assemble
+
+    for rec in dev_data.records(name)[:8]:
+        texts = {c["text"] for c in rec["candidates"]}
+        result = assemble(rec["question"], rec["candidates"], budget=500, max_share=None)
+        assert result.chunks, rec["qid"]
+        assert all(c.text in texts for c in result.chunks), rec["qid"]
