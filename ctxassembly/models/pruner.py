@@ -9,8 +9,8 @@ name:
 * **token classification** (``...ForTokenClassification``; the Provence-style head: a
   keep/drop label per token): the question and the passage are read together, as one
   pair, and a sentence's score is the mean keep probability of its tokens. A passage
-  longer than ``max_length`` is read in overlapping windows (``stride``) and each token
-  counts once per window it is in;
+  longer than ``max_length`` is read in overlapping windows (``stride``); a token read in
+  two windows counts once, with the mean of its two probabilities;
 * **sequence classification** (``...ForSequenceClassification``: a cross-encoder): each
   (question, sentence) pair is scored alone; the score is the positive-class
   probability.
@@ -109,7 +109,9 @@ class SentencePruner:
     :param trust_remote_code: let transformers run the code a model ships (off by default:
         it is code from the model's authors, run in your process).
     :param batch_size: pairs per forward pass.
-    :param max_length: tokens per forward pass (question, passage window, special tokens).
+    :param max_length: tokens per forward pass (question, passage window, special tokens),
+        at most what the model reads (its tokenizer's ``model_max_length``, else its position
+        embeddings).
     :param stride: tokens two windows of a long passage share (token heads).
     :raises ConfigError: an empty name, a local folder that is no pruning model, or a bad
         batch size, length or stride.
@@ -139,6 +141,8 @@ class SentencePruner:
                 raise ConfigError(f"{name} must be an int >= {low}, got {value!r}")
         if stride >= max_length // 2:
             raise ConfigError(f"stride must be less than half of max_length {max_length}, got {stride!r}")
+        if not os.path.exists(spec) and spec.startswith(("./", "../", "/", "~")):
+            raise ConfigError(f"pruner path {spec!r} does not exist; expected a model folder or a hub name")
         require("torch")
         require("transformers")
         self.spec = spec
@@ -178,6 +182,19 @@ class SentencePruner:
         self.kind = kind
         return kind, model, tokenizer
 
+    def _limit(self, model: Any, tokenizer: Any) -> tuple[int, int]:
+        """Tokens per pass and window overlap: ``max_length`` capped at what the model reads
+        (its tokenizer's limit, else its position embeddings)."""
+        limit = self.max_length
+        told = getattr(tokenizer, "model_max_length", None)
+        if isinstance(told, int) and told < 1_000_000:  # unset limits are a huge sentinel
+            limit = min(limit, told)
+        else:
+            positions = getattr(model.config, "max_position_embeddings", None)
+            if isinstance(positions, int) and positions > 0:
+                limit = min(limit, positions)
+        return limit, min(self.stride, limit // 4)
+
     def __call__(self, question: str, passages: Sequence[Sequence[str]]) -> list[list[float]]:
         """The keep score of each sentence of each passage, in [0, 1]."""
         if not any(passages):
@@ -209,7 +226,7 @@ class SentencePruner:
                     [question] * len(flat[a : a + self.batch_size]),
                     flat[a : a + self.batch_size],
                     truncation="longest_first",
-                    max_length=self.max_length,
+                    max_length=self._limit(model, tokenizer)[0],
                     padding=True,
                     return_tensors="pt",
                 ).to(model.device)
@@ -229,12 +246,13 @@ class SentencePruner:
             at = len(text)
             text += s
             spans.append((at, len(text)))
+        limit, stride = self._limit(model, tokenizer)
         enc = tokenizer(
             [question],
             [text],
             truncation="only_second",
-            max_length=self.max_length,
-            stride=self.stride,
+            max_length=limit,
+            stride=stride,
             return_overflowing_tokens=True,
             return_offsets_mapping=True,
             padding=True,
@@ -243,8 +261,8 @@ class SentencePruner:
         offsets = enc.pop("offset_mapping").tolist()
         enc.pop("overflow_to_sample_mapping", None)
         windows = len(offsets)
-        sums = [0.0] * len(sentences)
-        counts = [0] * len(sentences)
+        # a token read in two overlapping windows counts once, with its mean probability
+        seen: dict[tuple[int, int], list[float]] = {}
         with torch.inference_mode():
             for a in range(0, windows, self.batch_size):
                 batch = {k: v[a : a + self.batch_size].to(model.device) for k, v in enc.items()}
@@ -252,15 +270,16 @@ class SentencePruner:
                 for w, row in enumerate(probs):
                     seq = enc.sequence_ids(a + w)
                     for t, p in enumerate(row):
-                        if seq[t] != 1:
-                            continue
                         start, end = offsets[a + w][t]
-                        if end <= start:
-                            continue
-                        j = _sentence_at(spans, start)
-                        if j is not None:
-                            sums[j] += float(p)
-                            counts[j] += 1
+                        if seq[t] == 1 and end > start:
+                            seen.setdefault((start, end), []).append(float(p))
+        sums = [0.0] * len(sentences)
+        counts = [0] * len(sentences)
+        for (start, _), ps in seen.items():
+            j = _sentence_at(spans, start)
+            if j is not None:
+                sums[j] += sum(ps) / len(ps)
+                counts[j] += 1
         return [sums[j] / counts[j] if counts[j] else 1.0 for j in range(len(sentences))]
 
 
