@@ -208,6 +208,8 @@ def test_the_readme_stage_table_is_the_run_order() -> None:
             listed += [n for n in m.groups() if n]
     with_excerpt = [s.name for s in Options(reranker=by_word, embedder=embed).build_stages()]
     with_extract = [s.name for s in Options(reranker=by_word, embedder=embed, extract=True).build_stages()]
+    with_pruner = [s.name for s in Options(reranker=by_word, embedder=embed, pruner=by_word).build_stages()]
     at = with_excerpt.index("excerpt")
-    assert listed == [*with_excerpt[: at + 1], "tables", "extract", *with_excerpt[at + 1 :]]
-    assert with_extract == [n for n in listed if n != "excerpt"]
+    assert listed == [*with_excerpt[: at + 1], "prune", "tables", "extract", *with_excerpt[at + 1 :]]
+    assert with_extract == [n for n in listed if n not in ("excerpt", "prune")]
+    assert with_pruner == [n for n in listed if n not in ("excerpt", "tables", "extract")]
