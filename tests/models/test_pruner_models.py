@@ -257,3 +257,19 @@ def test_missing_transformers_names_the_extra(monkeypatch: pytest.MonkeyPatch) -
         SentencePruner("some-org/some-pruner")
     with pytest.raises(MissingExtraError, match=r"ctxassembly\[models\]"):
         assemble(Q, [{"id": "a", "text": TEXT}], budget=100, pruner="some-org/some-pruner")
+
+
+def test_an_assembler_with_a_pruner_by_path_pickles_and_runs_async(token_pruner_path: Path) -> None:
+    import asyncio
+    import pickle
+
+    from ctxassembly import Assembler
+
+    assembler = Assembler(pruner=str(token_pruner_path), device="cpu")
+    candidates = [{"id": "s", "text": TEXT}]
+    direct = assembler.run(Q, candidates, budget=500)
+    copied = pickle.loads(pickle.dumps(assembler))  # a worker process gets the path, not the weights
+    assert copied.run(Q, candidates, budget=500).text == direct.text
+    assert asyncio.run(assembler.arun(Q, candidates, budget=500)).text == direct.text  # in a worker thread
+    assert ANSWER in direct.text
+    assert PAINT not in direct.text
