@@ -11,6 +11,7 @@ below by :func:`reference`; :data:`REGENERATE` is the command that rewrites it.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import MISSING, dataclass, field, fields
 from dataclasses import replace as _replace
@@ -27,6 +28,7 @@ from ctxassembly.stages.excerpt import Excerpt
 from ctxassembly.stages.extract import Extract
 from ctxassembly.stages.horizon import Horizon
 from ctxassembly.stages.merge import Merge
+from ctxassembly.stages.prune import Prune
 from ctxassembly.stages.relevance import SIGNALS, NonePolicy, Relevance
 from ctxassembly.stages.rerank import Rerank
 from ctxassembly.stages.safety import Policy as SafetyPolicy
@@ -167,6 +169,19 @@ def _model(name: str, v: Any) -> None:
         )
     elif isinstance(v, (bool, int, float, Mapping, list, tuple)):
         raise _fail(name, "a model (instance, local path or hub name) or a callable", v)
+
+
+def _pruner(name: str, v: Any) -> None:
+    """A pruner: a model's local path or hub name, or a callable (question, passages) -> scores."""
+    if isinstance(v, (str, os.PathLike)):
+        _str(name, os.fspath(v))
+    elif isinstance(v, Stage):
+        raise ConfigError(
+            f"{name} must be a callable (question, passages) -> scores or a model's local path or hub name, "
+            f"got the stage {v!r}; a stage goes in Assembler(stages=[...])"
+        )
+    elif not callable(v):
+        raise _fail(name, "a callable (question, passages) -> scores or a model's local path or hub name", v)
 
 
 def _stage(name: str, v: Any) -> None:
@@ -355,6 +370,27 @@ class Options:
             _number(0, open_low=True, high=1), "Largest budget share a chunk fills whole before extraction."
         ),
     )
+    pruner: object = field(
+        default=None,
+        metadata=_meta(
+            _optional(_pruner),
+            "`None`, a callable `(question, passages) -> scores` (each passage as its list of sentences; one "
+            "keep score in [0, 1] per sentence) or a token- / sequence-classification model (local path or hub "
+            "name): keeps each chunk's sentences scoring at least `pruner_threshold`, verbatim, in place of the "
+            "excerpt (`Prune`, docs/pruning.md).",
+        ),
+    )
+    pruner_threshold: float = field(
+        default=0.5,
+        metadata=_meta(
+            _number(0, high=1),
+            "Lowest keep score of a sentence the pruner keeps (0.5: a binary keep/drop head's decision boundary).",
+        ),
+    )
+    pruner_trust_remote_code: bool = field(
+        default=False,
+        metadata=_meta(_bool, "Let a pruner given by path or name run the code its model ships (transformers)."),
+    )
     llm_stage: Stage | None = field(
         default=None,
         metadata=_meta(
@@ -369,6 +405,11 @@ class Options:
     def __post_init__(self) -> None:
         for f in fields(self):
             f.metadata["check"](f.name, getattr(self, f.name))
+        if self.pruner is not None and self.extract:
+            raise ConfigError(
+                f"pruner and extract=True both replace the excerpt: pass one of them, got pruner={self.pruner!r} "
+                "and extract=True"
+            )
         if self.principals is not None:  # one pass over an iterator, and hashable
             object.__setattr__(self, "principals", frozenset(self.principals))
 
@@ -402,7 +443,7 @@ class Options:
 
     def build_stages(self, renderer: Renderer | None = None, count_tokens: TokenCounter | None = None) -> list[Stage]:
         """The default pipeline, in run order: admit, version, relevance, horizon, safety,
-        rerank, dedup, semantic, merge, excerpt (or tables + extract), the LLM stage,
+        rerank, dedup, semantic, merge, excerpt (or prune, or tables + extract), the LLM stage,
         select, arrange. Stages whose option is off (``None``) are left out.
 
         ``renderer`` and ``count_tokens`` are the assembler's (built from ``format`` and
@@ -462,9 +503,18 @@ class Options:
         return [s for s in pipeline if s is not None]
 
     def _compress(self) -> list[Stage]:
-        """Tables + Extract when extraction is asked for, else the structure-aware Excerpt
-        (none when ``max_share`` is ``None``). Extraction is off by default, with or
+        """Prune when a pruner is given; Tables + Extract when extraction is asked for;
+        else the structure-aware Excerpt (none when ``max_share`` is ``None``). Extraction is off by default, with or
         without models: it measured worse than the excerpt (benchmarks/README.md)."""
+        if self.pruner is not None:
+            return [
+                Prune(
+                    self.pruner,
+                    pruner_threshold=self.pruner_threshold,
+                    device=self.device,
+                    trust_remote_code=self.pruner_trust_remote_code,
+                )
+            ]
         if self.extract:
             return [
                 Tables(extract_share=self.extract_share),
