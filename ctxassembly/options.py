@@ -463,7 +463,7 @@ class Options:
             Select(
                 reserve=self.reserve,
                 max_per_doc=self.max_per_doc,
-                render=lambda c, status: renderer.parts(c, status=status),
+                render=renderer.costed,
                 separator_tokens=count_tokens(SEPARATOR),
                 fit=excerpt.fitter() if excerpt is not None and self.fill else None,
             ),

@@ -184,6 +184,11 @@ class Renderer:
         body = _BREAK_THEN_HEADER.sub(r"\1  ", chunk.text) if _HEADER_LIKE.search(chunk.text) else chunk.text
         return header, body, ""
 
+    def costed(self, chunk: Chunk, status: str | None) -> tuple[str, str, str]:
+        """:meth:`parts` of the chunk at position 0 shown with ``status``: what select
+        counts before the final order is known."""
+        return self.parts(chunk, 0, status)
+
     def block(self, chunk: Chunk, position: int = 0, status: str | None = None) -> str:
         return "".join(self.parts(chunk, position, status))
 
