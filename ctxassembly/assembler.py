@@ -172,6 +172,7 @@ class Assembler:
         report.tokens_after = self.count_tokens(text) if final else 0
         top = [i for i, c in enumerate(final) if ledger[c.index].rank == 0]
         report.top_ranked_position = top[0] if top else None
+        ledger.settle()
         return Assembled(chunks=[ledger.returned(c) for c in final], text=text, report=report, question=question)
 
     async def arun(

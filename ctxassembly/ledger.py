@@ -272,5 +272,11 @@ class Ledger:
         facts = self.output(chunk.index, chunk.meta)
         return chunk.with_meta(**facts) if facts else chunk
 
+    def settle(self) -> None:
+        """Forget the working facts no reader of a finished call needs (block scores)."""
+        for i, f in self._facts.items():
+            if f.blocks is not None:
+                self._facts[i] = replace(f, blocks=None)
+
     def indexes(self) -> Iterable[int]:
         return self._facts.keys()

@@ -231,7 +231,7 @@ def summary(report: Report) -> dict[str, Any]:
         "tokens_after": report.tokens_after,
         "kept": len(report.kept),
         "dropped": len(report.dropped),
-        "reasons": dict(report.reasons),
+        "reasons": {r.value: n for r, n in report.reasons.items()},
     }
 
 
