@@ -20,12 +20,14 @@ __all__ = [
     "NONE_POLICIES",
     "ORDERS",
     "SAFETY_MODES",
+    "SIGNALS",
     "VERSION_POLICIES",
     "Format",
     "NonePolicy",
     "Order",
     "Reason",
     "SafetyMode",
+    "Signal",
     "Status",
     "VersionPolicy",
     "one_of",
@@ -43,6 +45,9 @@ VERSION_POLICIES: tuple[VersionPolicy, ...] = get_args(VersionPolicy)
 #: what becomes of a chunk with injection-like text (the safety stage)
 SafetyMode = Literal["remove", "drop", "flag"]
 SAFETY_MODES: tuple[SafetyMode, ...] = get_args(SafetyMode)
+#: the relevance stage's signals (the keys of its ``weights``)
+Signal = Literal["order", "score", "lexical", "define"]
+SIGNALS: tuple[Signal, ...] = get_args(Signal)
 #: what becomes of a chunk whose score is ``None`` (the relevance stage)
 NonePolicy = Literal["rank", "drop", "error"]
 NONE_POLICIES: tuple[NonePolicy, ...] = get_args(NonePolicy)

@@ -23,6 +23,7 @@ from ctxassembly.kinds import (
     NONE_POLICIES,
     ORDERS,
     SAFETY_MODES,
+    SIGNALS,
     VERSION_POLICIES,
     Format,
     NonePolicy,
@@ -40,7 +41,7 @@ from ctxassembly.stages.excerpt import Excerpt
 from ctxassembly.stages.extract import Extract
 from ctxassembly.stages.horizon import Horizon
 from ctxassembly.stages.merge import Merge
-from ctxassembly.stages.relevance import SIGNALS, Relevance
+from ctxassembly.stages.relevance import Relevance
 from ctxassembly.stages.rerank import Rerank
 from ctxassembly.stages.safety import Safety
 from ctxassembly.stages.select import Select

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ChunkError, ConfigError
-from ctxassembly.kinds import NONE_POLICIES, NonePolicy, Reason
+from ctxassembly.kinds import NONE_POLICIES, SIGNALS, NonePolicy, Reason
 from ctxassembly.ledger import Given
 from ctxassembly.pipeline import Context, StageBase
 from ctxassembly.text.lexical import Lexical, text_classes, without_markup
@@ -26,7 +26,6 @@ from ctxassembly.text.structure import definitions
 
 __all__ = ["SIGNALS", "Relevance"]
 
-SIGNALS = ("order", "score", "lexical", "define")
 # Chosen leave-one-corpus-out on two documentation corpora (``ctxassembly calibrate-weights``;
 # the table of settings and the held-out figures: benchmarks/README.md).
 DEFAULT_WEIGHTS: Mapping[str, float] = {"order": 1.0, "lexical": 2.0, "define": 2.0}
