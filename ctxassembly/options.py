@@ -19,24 +19,36 @@ from typing import Any
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
+from ctxassembly.kinds import (
+    FORMATS,
+    NONE_POLICIES,
+    ORDERS,
+    SAFETY_MODES,
+    SIGNALS,
+    VERSION_POLICIES,
+    Format,
+    NonePolicy,
+    Order,
+    SafetyMode,
+    VersionPolicy,
+    one_of,
+)
 from ctxassembly.pipeline import Stage
-from ctxassembly.render import FORMATS, SEPARATOR, Format, Renderer
+from ctxassembly.render import SEPARATOR, Renderer
 from ctxassembly.stages.admit import Admit
-from ctxassembly.stages.arrange import ORDERS, Arrange, Order
+from ctxassembly.stages.arrange import Arrange
 from ctxassembly.stages.dedup import Dedup
 from ctxassembly.stages.excerpt import Excerpt
 from ctxassembly.stages.extract import Extract
 from ctxassembly.stages.horizon import Horizon
 from ctxassembly.stages.merge import Merge
 from ctxassembly.stages.prune import Prune
-from ctxassembly.stages.relevance import SIGNALS, NonePolicy, Relevance
+from ctxassembly.stages.relevance import Relevance
 from ctxassembly.stages.rerank import Rerank
-from ctxassembly.stages.safety import Policy as SafetyPolicy
 from ctxassembly.stages.safety import Safety
 from ctxassembly.stages.select import Select
 from ctxassembly.stages.semantic import SemanticDedup
 from ctxassembly.stages.tables import Tables
-from ctxassembly.stages.version import Policy as VersionPolicy
 from ctxassembly.stages.version import VersionFilter
 from ctxassembly.tokens import TokenCounter, get_counter
 from ctxassembly.versioning import LOCATION_KEYS, VERSION_KEYS
@@ -45,10 +57,6 @@ __all__ = ["REGENERATE", "Options", "UnknownOption", "reference"]
 
 # run from the repository root
 REGENERATE = """python -c "from ctxassembly.options import reference; print(reference(), end='')" > docs/options.md"""
-
-_SAFETY_POLICIES = ("remove", "drop", "flag")
-_VERSION_POLICIES = ("drop", "label")
-_NONE_POLICIES = ("rank", "drop", "error")
 
 
 class UnknownOption(ConfigError, TypeError):
@@ -73,11 +81,14 @@ def _is_number(v: object) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
-def _one_of(*valid: object) -> Check:
-    def check(name: str, v: Any) -> None:
-        if v not in valid:
-            raise ConfigError(f"{name} must be one of {valid}, got {v!r}")
+def _one_of(*valid: str) -> Check:
+    """The check of a closed set (:mod:`ctxassembly.kinds`); ``check.valid`` holds the
+    values, which the field's doc must name (tests/test_options.py checks it)."""
 
+    def check(name: str, v: Any) -> None:
+        one_of(name, v, valid)
+
+    check.valid = valid  # type: ignore[attr-defined]
     return check
 
 
@@ -249,7 +260,7 @@ class Options:
     # -- versions (VersionFilter) -------------------------------------------------------
     version_policy: VersionPolicy = field(
         default="drop",
-        metadata=_meta(_one_of(*_VERSION_POLICIES), "`drop` or `label` chunks of another version than the target."),
+        metadata=_meta(_one_of(*VERSION_POLICIES), "`drop` or `label` chunks of another version than the target."),
     )
     subject_versions: bool = field(
         default=True, metadata=_meta(_bool, "Treat release notes about another version as other-version.")
@@ -279,7 +290,7 @@ class Options:
     none_score: NonePolicy = field(
         default="rank",
         metadata=_meta(
-            _one_of(*_NONE_POLICIES), "A chunk without a retriever score: `rank` it by order, `drop` it, or `error`."
+            _one_of(*NONE_POLICIES), "A chunk without a retriever score: `rank` it by order, `drop` it, or `error`."
         ),
     )
     top_k: int | None = field(
@@ -295,10 +306,10 @@ class Options:
         ),
     )
     # -- safety, duplicates, merge ------------------------------------------------------
-    safety: SafetyPolicy = field(
+    safety: SafetyMode = field(
         default="remove",
         metadata=_meta(
-            _one_of(*_SAFETY_POLICIES), "Injection-like text: `remove` the sentences, `drop` the chunk or `flag` it."
+            _one_of(*SAFETY_MODES), "Injection-like text: `remove` the sentences, `drop` the chunk or `flag` it."
         ),
     )
     near_threshold: float | None = field(
@@ -494,9 +505,9 @@ class Options:
             Select(
                 reserve=self.reserve,
                 max_per_doc=self.max_per_doc,
-                render=renderer.parts,
+                render=renderer.costed,
                 separator_tokens=count_tokens(SEPARATOR),
-                fit=excerpt.fit if excerpt is not None and self.fill else None,
+                fit=excerpt.fitter() if excerpt is not None and self.fill else None,
             ),
             Arrange(self.order),
         ]

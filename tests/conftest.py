@@ -37,14 +37,13 @@ def context(question: str = "q", budget: int = 1000, **kw: Any) -> Context:
         question=question,
         budget=budget,
         report=Report(question=question, budget=budget),
-        count_tokens=get_counter(),
-        **kw,
+        **{"count_tokens": get_counter(), **kw},
     )
 
 
 def fates(ctx: Context) -> dict[int, str]:
     """Input index -> reason, for the chunks a stage dropped."""
-    return {i: d.reason for i, d in ctx.report._fates.items()}
+    return {d.index: d.reason for d in ctx.report.fates}
 
 
 REPO = Path(__file__).resolve().parents[1]

@@ -192,6 +192,15 @@ def test_the_reference_page_is_current() -> None:
     assert all(f"| `{name}` |" in page for name in Options.names())
 
 
+def test_every_closed_set_option_documents_each_of_its_values() -> None:
+    """The valid values come from ctxassembly.kinds; the reference page names every one."""
+    closed = {f.name: f for f in fields(Options) if hasattr(f.metadata["check"], "valid")}
+    assert set(closed) == {"order", "format", "version_policy", "none_score", "safety"}
+    for name, f in closed.items():
+        missing = [v for v in f.metadata["check"].valid if f"`{v}`" not in f.metadata["doc"]]
+        assert not missing, f"{name}: the doc does not name {missing}"
+
+
 def test_the_regenerate_command_writes_the_page(tmp_path: Path) -> None:
     command = REGENERATE.replace("docs/options.md", str(tmp_path / "options.md"))
     subprocess.run(command.replace("python ", f"{sys.executable} ", 1), shell=True, check=True, cwd=REPO)

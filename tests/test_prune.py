@@ -68,8 +68,9 @@ def test_keeps_the_sentences_at_the_threshold_verbatim_in_reading_order() -> Non
         assert p in DOC  # every kept piece is a verbatim slice
     positions = [DOC.index(p) for p in pieces(c.text)]
     assert positions == sorted(positions)
-    assert c.meta["pruned"] is True
-    assert [DOC[a:b] for a, b in c.meta["spans"]] == pieces(c.text)
+    cut = ctx.ledger[c.index].cut
+    assert cut.by == ("pruned",)
+    assert [DOC[a:b] for a, b in cut.spans] == pieces(c.text)
     note = ctx.report.notes[0]
     assert (note["stage"], note["event"], note["id"]) == ("prune", "pruned", "a")
     assert note["tokens_before"] == ctx.count_tokens(DOC)
@@ -135,7 +136,7 @@ def test_only_chunks_within_reach_are_pruned() -> None:
     ctx = context("cookie age", budget=100)
     out = Prune(rec, reach=2.0).run(many, ctx)
     asked = sum(len(call) for call in rec.calls)
-    pruned = [c for c in out if c.meta.get("pruned")]
+    pruned = [c for c in out if ctx.ledger[c.index].cut is not None]
     assert 1 < asked < 40
     assert len(pruned) == asked
     assert all(c.text == DOC for c in out[asked:])  # beyond reach: whole, for select to judge

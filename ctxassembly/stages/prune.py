@@ -19,7 +19,7 @@ stage gives such a model the sentences and keeps what it says to keep:
 4. **Keep** the sentences scoring at least ``pruner_threshold``, written back as slices
    of the chunk text in reading order (:func:`ctxassembly.text.selection.write_units`):
    contiguous sentences keep the text between them, a ``gap_marker`` stands for each
-   cut. Nothing is rewritten; the chunk's id and labels stay; ``meta["spans"]`` holds
+   cut. Nothing is rewritten; the chunk's id and labels stay; the ledger's cut holds
    the kept ``(start, end)`` offsets in the chunk text and ``meta["source_span"]`` the
    chunk's offsets in its document. The report notes each cut (``pruned``, with tokens
    before and after).
@@ -63,6 +63,7 @@ import numpy as np
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
+from ctxassembly.kinds import Reason
 from ctxassembly.models.pruner import SentencePruner
 from ctxassembly.pipeline import Context, StageBase
 from ctxassembly.text.segments import Unit, segment
@@ -99,6 +100,8 @@ class Prune(StageBase):
 
     name = "prune"
     uses_model = True
+    reads = frozenset({"cut"})
+    writes = frozenset({"cut"})
 
     def __init__(
         self,
@@ -191,17 +194,11 @@ class Prune(StageBase):
         best = round(float(scores.max()), 6)
         if not keep:
             if self.empty == "drop":
-                ctx.report.drop(chunk, self.name, "no_evidence", best_score=best, threshold=self.pruner_threshold)
+                ctx.report.drop(chunk, self.name, Reason.NO_EVIDENCE, best_score=best, threshold=self.pruner_threshold)
                 return None
             ctx.report.note(self.name, "nothing_kept", id=chunk.id, index=chunk.index, best_score=best)
             return chunk
         text, spans = write_units(chunk.text, units, keep, self.gap_marker)
         ctx.note_cut(self.name, "pruned", chunk, text)
-        span = chunk.meta.get("source_span", (chunk.start, chunk.end))
-        return replace(
-            chunk,
-            text=text,
-            start=None,
-            end=None,
-            meta=chunk.meta.updated(pruned=True, spans=spans, source_span=span),
-        )
+        ctx.ledger.cut(chunk, "pruned", spans=spans, keep_span=True)
+        return replace(chunk, text=text, start=None, end=None)
