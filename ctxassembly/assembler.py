@@ -119,6 +119,7 @@ class Assembler:
             self.stages: list[Stage] = list(stages)
         else:
             self.stages = options.build_stages(self.renderer, self.count_tokens)
+        pipeline.check_declared(self.stages)
 
     def run(
         self,
@@ -161,12 +162,18 @@ class Assembler:
         )
         current = pipeline.run(self.stages, items, ctx)
         limit = budget - sum(pipeline.traits(s).reserve for s in self.stages)
-        final, text = pipeline.fit_rendered(current, ctx, self.renderer.render, limit)
+        ledger = report.ledger
+
+        def render(chunks: Sequence[Chunk]) -> str:
+            return self.renderer.render(chunks, statuses=[ledger.status(c) for c in chunks])
+
+        final, text = pipeline.fit_rendered(current, ctx, render, limit)
         report.finish(final, n_inputs)
         report.tokens_after = self.count_tokens(text) if final else 0
-        top = [i for i, c in enumerate(final) if c.meta.get("relevance_rank") == 0]
+        top = [i for i, c in enumerate(final) if ledger[c.index].rank == 0]
         report.top_ranked_position = top[0] if top else None
-        return Assembled(chunks=final, text=text, report=report, question=question)
+        ledger.settle()
+        return Assembled(chunks=[ledger.returned(c) for c in final], text=text, report=report, question=question)
 
     async def arun(
         self,

@@ -231,12 +231,8 @@ def summary(report: Report) -> dict[str, Any]:
         "tokens_after": report.tokens_after,
         "kept": len(report.kept),
         "dropped": len(report.dropped),
-        "reasons": dict(report.reasons),
+        "reasons": {r.value: n for r, n in report.reasons.items()},
     }
-
-
-def _ids(value: object) -> list[Any]:
-    return list(value) if isinstance(value, (tuple, list)) else []
 
 
 def facts(
@@ -254,23 +250,23 @@ def facts(
         else None
     )
     decision = report.decisions[chunk.index] if chunk.index is not None else None
-    meta = chunk.meta
+    f = report.ledger[chunk.index]
     return {
         POSITION: position,
         CITE: cite_id(position),
         CHUNK_ID: chunk.id,
         SCORE: chunk.score,
         RETRIEVER_SCORE: given,
-        RELEVANCE_RANK: meta.get("relevance_rank"),
-        STATUS: meta.get("status"),
-        VERSION_FROM: meta.get("version_from"),
-        CONFLICTS_WITH: _ids(meta.get("conflicts_with")),
-        MERGED_FROM: _ids(meta.get("merged_from")),
-        DUPLICATES: _ids(meta.get("duplicates")),
-        EXCERPT: bool(meta.get("excerpt", False)),
-        FLAGS: _ids(meta.get("flags")),
+        RELEVANCE_RANK: f.rank,
+        STATUS: report.ledger.status(chunk),
+        VERSION_FROM: None if f.version is None else f.version.source,
+        CONFLICTS_WITH: list(f.conflicts_with),
+        MERGED_FROM: list(f.merged_from),
+        DUPLICATES: list(f.duplicates),
+        EXCERPT: f.cut is not None and "excerpt" in f.cut.by,
+        FLAGS: list(f.flags),
         SPAN: [chunk.start, chunk.end] if chunk.start is not None else None,
-        LABELS: labels(chunk, position),
+        LABELS: labels(chunk, position, report.ledger.status(chunk)),
         DECISION: decision.to_dict() if decision is not None else None,
         REPORT: {**call, "reasons": dict(call["reasons"])},
     }

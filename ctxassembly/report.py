@@ -9,11 +9,13 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from ctxassembly.chunk import Chunk
+from ctxassembly.kinds import Reason
+from ctxassembly.ledger import Ledger
 from ctxassembly.render import cite_id
 
-__all__ = ["KEPT", "Decision", "Mark", "Report"]
+__all__ = ["KEPT", "Decision", "Mark", "Reason", "Report"]
 
-KEPT = "kept"
+KEPT = Reason.KEPT
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,7 +25,7 @@ class Decision:
     index: int
     id: str
     stage: str
-    reason: str
+    reason: Reason
     detail: dict[str, Any] = field(default_factory=dict)
     position: int | None = None
 
@@ -42,7 +44,7 @@ class Decision:
             "id": self.id,
             "fate": "kept" if self.kept else "dropped",
             "stage": self.stage,
-            "reason": self.reason,
+            "reason": self.reason.value,
             "position": self.position,
             "cite": self.cite,
             "detail": self.detail,
@@ -78,15 +80,21 @@ class Report:
     top_ranked_position: int | None = None
     inputs: Sequence[Chunk] = field(default_factory=tuple, repr=False)
     count_tokens: Callable[[str], int] | None = field(default=None, repr=False)
+    #: what the stages recorded about each input besides its fate (:mod:`ctxassembly.ledger`)
+    ledger: Ledger = field(default_factory=Ledger, repr=False)
     _fates: dict[int, Decision] = field(default_factory=dict, repr=False)
 
     # -- writing (used by stages) -------------------------------------------------------
-    def drop(self, chunk: Chunk, stage: str, reason: str, **detail: Any) -> None:
-        """Record that ``chunk`` leaves at ``stage`` for ``reason``."""
-        self._set(Decision(_index(chunk), chunk.id, stage, reason, detail))  # **detail is a fresh dict
+    def drop(self, chunk: Chunk, stage: str, reason: Reason | str, **detail: Any) -> None:
+        """Record that ``chunk`` leaves at ``stage`` for ``reason`` (a :class:`Reason` or its
+        string).
 
-    def drop_index(self, index: int, chunk_id: str, stage: str, reason: str, **detail: Any) -> None:
-        self._set(Decision(index, chunk_id, stage, reason, detail))
+        :raises ConfigError: a reason that is not a :class:`Reason`, listing the valid ones.
+        """
+        self._set(Decision(_index(chunk), chunk.id, stage, _reason(reason), detail))  # **detail is a fresh dict
+
+    def drop_index(self, index: int, chunk_id: str, stage: str, reason: Reason | str, **detail: Any) -> None:
+        self._set(Decision(index, chunk_id, stage, _reason(reason), detail))
 
     def note(self, stage: str, event: str, **detail: Any) -> None:
         self.notes.append({"stage": stage, "event": event, **detail})
@@ -120,8 +128,13 @@ class Report:
 
     # -- reading ------------------------------------------------------------------------
     @property
+    def fates(self) -> list[Decision]:
+        """The fates recorded so far, in input order (after the call: :attr:`decisions`)."""
+        return self.decisions if self.decisions else [self._fates[i] for i in sorted(self._fates)]
+
+    @property
     def kept(self) -> list[Decision]:
-        return sorted((d for d in self.decisions if d.kept), key=lambda d: d.position or 0)
+        return sorted((d for d in self.fates if d.kept), key=lambda d: d.position or 0)
 
     @property
     def citations(self) -> dict[str, str]:
@@ -130,14 +143,24 @@ class Report:
 
     @property
     def dropped(self) -> list[Decision]:
-        return [d for d in self.decisions if not d.kept]
+        return [d for d in self.fates if not d.kept]
 
     @property
-    def reasons(self) -> Counter[str]:
-        return Counter(d.reason for d in self.decisions)
+    def reasons(self) -> Counter[Reason]:
+        return Counter(d.reason for d in self.fates)
 
     def fate(self, index: int) -> Decision:
-        return self.decisions[index]
+        """The fate of input ``index`` (during a call: the one recorded so far).
+
+        :raises KeyError: no fate recorded for ``index`` yet.
+        """
+        if self.decisions:
+            return self.decisions[index]
+        return self._fates[index]
+
+    def has_fate(self, index: int) -> bool:
+        """Whether input ``index`` has a fate (yet)."""
+        return index in self._fates
 
     @property
     def tokens_before(self) -> int:
@@ -156,7 +179,7 @@ class Report:
             "top_ranked_position": self.top_ranked_position,
             "kept": sum(d.kept for d in self.decisions),
             "dropped": sum(not d.kept for d in self.decisions),
-            "reasons": dict(self.reasons),
+            "reasons": {r.value: n for r, n in self.reasons.items()},
             "citations": self.citations,
             "stage_counts": self.stage_counts,
             "timings_ms": {k: round(v, 3) for k, v in self.timings_ms.items()},
@@ -181,6 +204,10 @@ class Report:
 
     def __str__(self) -> str:
         return self.table()
+
+
+def _reason(reason: Reason | str) -> Reason:
+    return reason if isinstance(reason, Reason) else Reason(Reason.parse(reason))
 
 
 def _index(chunk: Chunk) -> int:

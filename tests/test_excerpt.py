@@ -22,7 +22,7 @@ def test_a_large_chunk_is_cut_to_a_window_around_its_matching_block_verbatim():
     assert text.endswith("[…]")
     for part in text.split("\n\n"):
         assert part == "[…]" or part in TEXT
-    assert out[0].meta["excerpt"] is True
+    assert ctx.ledger[out[0].index].cut.by == ("excerpt",)
     note = ctx.report.notes[0]
     assert note["event"] == "excerpted"
     assert note["tokens_after"] < note["tokens_before"]
@@ -116,7 +116,7 @@ MD_HEADING = _pad(6) + "\n\n### username\n\nDefault: `150` characters\n\n" + _pa
 def test_a_matched_name_keeps_its_value(text: str, value: str) -> None:
     ctx = context("How long can a username be?", budget=400)
     out = Excerpt(0.25, min_tokens=60).run(chunks(("a", text)), ctx)
-    assert out[0].meta.get("excerpt") is True
+    assert ctx.ledger[out[0].index].cut.by == ("excerpt",)
     assert value in out[0].text
     assert ctx.count_tokens(out[0].text) <= 100 + 10
 

@@ -2,10 +2,11 @@
 
 Each chunk's version comes from where it really is (:mod:`ctxassembly.versioning`): a
 version field, a segment of its URL or file path, its title, or the text's own change
-notes; the chunk says where (``meta["version_from"]``: ``field``, ``path``, ``title`` or
-``text``). The target comes from the caller, else from the question text ("in Django 5.1",
-"v3.3", "Enterprise 4.2") matched against the versions present in any spelling (``5.1`` is
-``v5.1``, ``5.1.x`` and a compact ``51``), else it is "current": the latest version
+notes; the ledger says where (``Facts.version``, a :class:`~ctxassembly.ledger.Verdict`:
+``field``, ``path``, ``title`` or ``text``). The target comes from the caller, else from
+the question text ("in Django 5.1", "v3.3", "Enterprise 4.2") matched against the
+versions present in any spelling (``5.1`` is ``v5.1``, ``5.1.x`` and a compact ``51``),
+else it is "current": the latest version
 present per document family (the document's identity without its version: the location
 minus its version segment, else ``doc_id``; chunks without either form one family). A
 question that names a version no candidate can be matched to gets a report note.
@@ -44,10 +45,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
-from typing import Literal
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
+from ctxassembly.kinds import VERSION_POLICIES, Reason, Status, VersionPolicy, one_of
+from ctxassembly.ledger import Verdict
 from ctxassembly.pipeline import Context, StageBase
 from ctxassembly.versioning import (
     DEV_ALIASES,
@@ -65,8 +67,7 @@ from ctxassembly.versioning.order import order_key, version_key
 
 __all__ = ["VersionFilter", "matches", "version_key", "versions_in"]
 
-Policy = Literal["drop", "label"]
-_POLICIES = ("drop", "label")
+Policy = VersionPolicy
 
 _SUBJECT = re.compile(
     r"(?<![\w.])v?(\d+(?:\.\d+){1,3})\b[^>]{0,20}?\b(?:release notes|changelog|what[’']?s new|upgrade notes)",
@@ -147,8 +148,8 @@ class VersionFilter(StageBase):
 
     :param version_policy: ``"drop"`` removes other-version chunks with reason ``superseded``
         (a newer version of the same document was kept: detail ``superseded_by``) or
-        ``other_version``; ``"label"`` keeps them with ``meta["status"]`` set to
-        ``superseded``/``other_version`` so the model sees the conflict.
+        ``other_version``; ``"label"`` keeps them with the status ``superseded``/``other_version``
+        (the ledger's verdict, shown in the context) so the model sees the conflict.
     :param subject_versions: treat release notes of another version as other-version.
     :param version_keys: metadata keys that may hold the version, after the chunk's own
         ``version`` field (default :data:`~ctxassembly.versioning.VERSION_KEYS`).
@@ -161,6 +162,7 @@ class VersionFilter(StageBase):
     """
 
     name = "version"
+    writes = frozenset({"version", "target_version"})
 
     def __init__(
         self,
@@ -171,8 +173,7 @@ class VersionFilter(StageBase):
         location_keys: Sequence[str] | str = LOCATION_KEYS,
         text_cues: bool = True,
     ) -> None:
-        if version_policy not in _POLICIES:
-            raise ConfigError(f"version_policy must be one of {_POLICIES}, got {version_policy!r}")
+        one_of("version_policy", version_policy, VERSION_POLICIES)
         self.version_policy = version_policy
         self.subject_versions = subject_versions
         self.version_keys = _keys("version_keys", version_keys)
@@ -209,7 +210,7 @@ class VersionFilter(StageBase):
                 )
                 ctx.report.note(self.name, "unmatched_version", named=sorted(named), present=present, why=unmatched)
         if target is not None:
-            ctx.target_version = target
+            ctx.ledger.update_call(target_version=target)
         latest: dict[str | None, str] = {}  # family -> its newest version
         if target is None:
             how = "current"
@@ -299,19 +300,22 @@ class VersionFilter(StageBase):
     ) -> list[Chunk]:
         """Drop (or label) the other-version chunks; label the kept ones with their provenance."""
         out: list[Chunk] = []
+        ledger = ctx.ledger
         drop = self.version_policy == "drop"
         for (c, status, detail), r in zip(fates, resolved, strict=True):
             if detail is None:  # current or unversioned
-                out.append(c.with_meta(status=status, **_provenance(r)))
+                ledger.update(c.index, version=_verdict(Status(status), r))
+                out.append(c)
                 continue
             fam = r.document or c.id
             if status == "superseded" and fam in current:
                 detail["superseded_by"] = current[fam]
             if drop:
-                ctx.report.drop(c, self.name, status, **detail)
+                ctx.report.drop(c, self.name, Reason(status), **detail)
             else:
-                labels = {k: v for k, v in detail.items() if k not in ("target", "version", "from")}
-                out.append(c.with_meta(status=status, **labels, **_provenance(r)))
+                labels = tuple((k, v) for k, v in detail.items() if k not in ("target", "version", "from"))
+                ledger.update(c.index, version=_verdict(Status(status), r, labels))
+                out.append(c)
         return out
 
     @staticmethod
@@ -331,15 +335,9 @@ def _labelled(c: Chunk, r: Resolved) -> Chunk:
     return c
 
 
-def _provenance(r: Resolved) -> dict[str, object]:
-    """``version_from`` (``field``/``path``/``title``/``text``) and the key or the floor."""
-    if r.source is None:
-        return {}
+def _verdict(status: Status, r: Resolved, labels: tuple[tuple[str, object], ...] = ()) -> Verdict:
+    """The verdict with its provenance (``field``/``path``/``title``/``text``) and the key
+    or the change notes."""
     if r.source == "text":
-        out: dict[str, object] = {"version_from": "text"}
-        if r.floor is not None:
-            out["version_floor"] = r.floor
-        if r.ceiling is not None:
-            out["version_ceiling"] = r.ceiling
-        return out
-    return {"version_from": r.source, "version_key": r.key}
+        return Verdict(status, "text", floor=r.floor, ceiling=r.ceiling, labels=labels)
+    return Verdict(status, r.source, key=r.key if r.source is not None else None, labels=labels)
