@@ -5,12 +5,13 @@ nodes from SimpleDirectoryReader and MarkdownNodeParser (the app in tests/user_a
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from llama_index.core import SimpleDirectoryReader
 from llama_index.core.schema import NodeWithScore
 
-from ctxassembly import assemble, parse
+from ctxassembly import AbsentVersionError, AbsentVersionWarning, assemble, parse
 from langchain_ctxassembly import ContextAssemblyCompressor
 from llamaindex_ctxassembly import ContextAssemblyPostprocessor
 from tests import user_app
@@ -67,3 +68,67 @@ def test_llamaindex_reader_documents_with_no_text_leave_as_empty(tmp_path: Path)
     assert [Path(n.node.metadata["file_path"]).name for n in out] == ["a_retries.txt"]
     assert pp.last_report is not None
     assert pp.last_report.reasons["empty"] == len(documents) - 1
+
+
+# -- point 2: an absent target version warns, and a documented option chooses ---------------
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return user_app.write_project(tmp_path_factory.mktemp("app"))
+
+
+@pytest.fixture(scope="module")
+def lc_docs(project: Path) -> list[Any]:
+    return user_app.split_langchain(user_app.load_langchain(project))
+
+
+@pytest.fixture(scope="module")
+def li_nodes(project: Path) -> list[Any]:
+    return user_app.load_llamaindex(project)
+
+
+def _release(source: str) -> str:
+    return next(p for p in Path(source).parts if p.startswith("tally-")).removeprefix("tally-")
+
+
+STDERR = "How do I read stderr separately with the runner?"
+
+
+def test_an_absent_caller_target_warns_and_answers_for_the_latest(lc_docs: list[Any]) -> None:
+    compressor = ContextAssemblyCompressor(budget=1000, target_version="9.9")
+    with pytest.warns(AbsentVersionWarning, match=r"target_version '9.9' matches no candidate's version \(present: "):
+        out = compressor.compress_documents(lc_docs, STDERR)
+    assert out
+    assert {_release(d.metadata["source"]) for d in out} == {"8.2.1"}
+    report = compressor.last_report
+    assert report is not None
+    note = next(n for n in report.notes if n["event"] == "absent_version")
+    assert (note["version"], note["asked_by"], note["policy"]) == ("9.9", "target_version", "latest")
+    assert report.target_version == "8.2.1"
+    assert report.reasons["superseded"] > 0
+
+
+def test_absent_version_empty_keeps_the_target_and_error_raises(lc_docs: list[Any]) -> None:
+    empty = ContextAssemblyCompressor(budget=1000, target_version="9.9", options={"absent_version": "empty"})
+    with pytest.warns(AbsentVersionWarning, match="every versioned chunk leaves"):
+        assert empty.compress_documents(lc_docs, STDERR) == []
+    strict = ContextAssemblyCompressor(budget=1000, target_version="9.9", options={"absent_version": "error"})
+    with pytest.raises(AbsentVersionError, match=r"target_version '9.9' matches no candidate's version") as info:
+        strict.compress_documents(lc_docs, STDERR)
+    assert (info.value.version, info.value.present) == ("9.9", ["7.1.2", "8.1.7", "8.2.1"])
+    # a version that is there: no warning (pytest turns any warning into an error here)
+    kept = ContextAssemblyCompressor(budget=1000, target_version="8.1").compress_documents(lc_docs, STDERR)
+    assert {_release(d.metadata["source"]) for d in kept} == {"8.1.7"}
+
+
+def test_a_question_naming_an_absent_version_warns(li_nodes: list[Any]) -> None:
+    scored = [NodeWithScore(node=n, score=1.0 - i / 100) for i, n in enumerate(li_nodes)]
+    pp = ContextAssemblyPostprocessor(budget=1000)
+    with pytest.warns(AbsentVersionWarning, match=r"the question names '9.9'.*latest version of each document"):
+        out = pp.postprocess_nodes(scored, query_str="How do I read stderr with tally 9.9?")
+    assert {_release(n.node.metadata["file_path"]) for n in out} == {"8.2.1"}
+    with pytest.raises(AbsentVersionError, match=r"the question names '9\.9'"):
+        ContextAssemblyPostprocessor(budget=1000, options={"absent_version": "error"}).postprocess_nodes(
+            scored, query_str="How do I read stderr with tally 9.9?"
+        )

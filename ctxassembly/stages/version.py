@@ -42,12 +42,13 @@ chunks are treated as other-version chunks unless the question names that versio
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import Literal
 
 from ctxassembly.chunk import Chunk
-from ctxassembly.errors import ConfigError
+from ctxassembly.errors import AbsentVersionError, AbsentVersionWarning, ConfigError
 from ctxassembly.pipeline import Context, StageBase
 from ctxassembly.versioning import (
     DEV_ALIASES,
@@ -67,6 +68,9 @@ __all__ = ["VersionFilter", "matches", "version_key", "versions_in"]
 
 Policy = Literal["drop", "label"]
 _POLICIES = ("drop", "label")
+#: what a call does when the version asked for is among no candidate's versions
+Absent = Literal["latest", "empty", "error"]
+ABSENT_POLICIES: tuple[Absent, ...] = ("latest", "empty", "error")
 
 _SUBJECT = re.compile(
     r"(?<![\w.])v?(\d+(?:\.\d+){1,3})\b[^>]{0,20}?\b(?:release notes|changelog|what[’']?s new|upgrade notes)",
@@ -157,6 +161,14 @@ class VersionFilter(StageBase):
         ``source``, ``url``, ``file_path``, ``file_name`` ...).
     :param text_cues: read the text's change notes ("New in 5.1") of chunks that have no
         version anywhere else.
+    :param absent_version: what to do when the version asked for (the caller's
+        ``target_version``, or the one the question names) is among no candidate's
+        versions, e.g. ``"9.9"`` over docs 7.1 to 8.2: ``"latest"`` (default) answers
+        for the latest version of each document, ``"empty"`` keeps the target, so every
+        versioned chunk leaves as another version's (only unversioned ones can stay),
+        ``"error"`` raises :class:`~ctxassembly.errors.AbsentVersionError`. The first two
+        warn (:class:`~ctxassembly.errors.AbsentVersionWarning`) and note it in the
+        report (``absent_version``).
     :raises ConfigError: an unknown policy or a bad key list.
     """
 
@@ -170,9 +182,13 @@ class VersionFilter(StageBase):
         version_keys: Sequence[str] | str = VERSION_KEYS,
         location_keys: Sequence[str] | str = LOCATION_KEYS,
         text_cues: bool = True,
+        absent_version: Absent = "latest",
     ) -> None:
         if version_policy not in _POLICIES:
             raise ConfigError(f"version_policy must be one of {_POLICIES}, got {version_policy!r}")
+        if absent_version not in ABSENT_POLICIES:
+            raise ConfigError(f"absent_version must be one of {ABSENT_POLICIES}, got {absent_version!r}")
+        self.absent_version = absent_version
         self.version_policy = version_policy
         self.subject_versions = subject_versions
         self.version_keys = _keys("version_keys", version_keys)
@@ -189,7 +205,14 @@ class VersionFilter(StageBase):
         target, how = ctx.target_version, "caller"
         why = "given by the caller"
         unmatched = ""
-        if target is None:
+        if target is not None and present and not any(matches(p, target) for p in present):
+            target = self._absent(target, "target_version", present, ctx)
+            if target is None:
+                unmatched = f"target_version {ctx.target_version!r} matches no candidate's version"
+                ctx.target_version = None
+            else:
+                why = "given by the caller; no candidate carries it (absent_version='empty')"
+        elif target is None:
             target = resolve_target(ctx.question, present)
             how = "question"
             if target is not None:
@@ -204,10 +227,9 @@ class VersionFilter(StageBase):
                 how = "question (matched to the text's change notes)"
                 why = f"the question names {target}; only the texts' change notes name it"
             if target is None and named:
-                unmatched = f"the question names {', '.join(sorted(named))}; no candidate's version matches it" + (
-                    f" (present: {', '.join(present)})" if present else " (no candidate carries a version)"
-                )
-                ctx.report.note(self.name, "unmatched_version", named=sorted(named), present=present, why=unmatched)
+                target, unmatched = self._unmatched(named, present, ctx)
+                if target is not None:
+                    why = f"the question names {target}; no candidate carries it (absent_version='empty')"
         if target is not None:
             ctx.target_version = target
         latest: dict[str | None, str] = {}  # family -> its newest version
@@ -231,6 +253,43 @@ class VersionFilter(StageBase):
         ctx.report.note(self.name, "target", **detail)
         ctx.report.target_version = target if target is not None else (present[-1] if present else None)
         return target, latest, named
+
+    def _unmatched(self, named: set[str], present: list[str], ctx: Context) -> tuple[str | None, str]:
+        """The question names versions and none is a candidate's: the note, and the
+        target by ``absent_version`` when versions exist (with no version anywhere there is
+        nothing to fall back from: the text rules decide)."""
+        unmatched = f"the question names {', '.join(sorted(named))}; no candidate's version matches it" + (
+            f" (present: {', '.join(present)})" if present else " (no candidate carries a version)"
+        )
+        ctx.report.note(self.name, "unmatched_version", named=sorted(named), present=present, why=unmatched)
+        target = self._absent(versions_in(ctx.question)[0], "the question", present, ctx) if present else None
+        return target, unmatched
+
+    def _absent(self, version: str, asked_by: str, present: list[str], ctx: Context) -> str | None:
+        """The target when ``version`` (asked by the caller or the question) is among no
+        candidate's versions: ``None`` (the latest per document) or ``version`` itself
+        (``"empty"``), with a warning and a note; or raise (``"error"``)."""
+        where = f" (present: {', '.join(present)})"
+        if asked_by == "target_version":
+            asked = f"target_version {version!r} matches no candidate's version{where}"
+        else:
+            asked = f"the question names {version!r}, which matches no candidate's version{where}"
+        if self.absent_version == "error":
+            raise AbsentVersionError(
+                f"{asked}; pass a version among them, or absent_version='latest' or 'empty'",
+                version=version,
+                present=present,
+            )
+        if self.absent_version == "latest":
+            did = "answering for the latest version of each document"
+        else:
+            did = "keeping it as the target: every versioned chunk leaves"
+        message = f"{asked}; {did} (absent_version={self.absent_version!r}; 'latest', 'empty' or 'error')"
+        warnings.warn(message, AbsentVersionWarning, stacklevel=2)
+        ctx.report.note(
+            self.name, "absent_version", version=version, asked_by=asked_by, policy=self.absent_version, why=message
+        )
+        return None if self.absent_version == "latest" else version
 
     def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
         names = _names_before_versions(ctx.question, ctx.target_version)
