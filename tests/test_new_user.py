@@ -12,6 +12,7 @@ from llama_index.core import SimpleDirectoryReader
 from llama_index.core.schema import NodeWithScore
 
 from ctxassembly import AbsentVersionError, AbsentVersionWarning, assemble, parse
+from ctxassembly.versioning.headings import heading_version, release_headings
 from langchain_ctxassembly import ContextAssemblyCompressor
 from llamaindex_ctxassembly import ContextAssemblyPostprocessor
 from tests import user_app
@@ -132,3 +133,123 @@ def test_a_question_naming_an_absent_version_warns(li_nodes: list[Any]) -> None:
         ContextAssemblyPostprocessor(budget=1000, options={"absent_version": "error"}).postprocess_nodes(
             scored, query_str="How do I read stderr with tally 9.9?"
         )
+
+
+# -- point 1: a changelog is many versions in one file ------------------------------------
+
+
+def _changes(docs: list[Any], release: str) -> list[Any]:
+    source = [d.metadata["source"] for d in docs]
+    return [d for d, s in zip(docs, source, strict=True) if s.endswith("CHANGES.rst") and _release(s) == release]
+
+
+@pytest.mark.parametrize(
+    ("heading", "expected"),
+    [
+        ("Version 7.1.2", ("7.1.2", False)),
+        ("7.1.2 (2020-04-27)", ("7.1.2", True)),
+        ("[8.2.0] - 2024-05-01", ("8.2.0", True)),
+        ("v1.4.0rc1 (unreleased)", ("1.4.0rc1", True)),
+        ("Release 5.5.0 — May 3, 2019", ("5.5.0", True)),
+        ("5.5.2", ("5.5.2", False)),
+        ("Dropped support for MariaDB 10.4", None),
+        ("What's new in 5.1", None),
+        ("Python 3.12 support", None),
+    ],
+)
+def test_version_headings_are_parsed_generally(heading: str, expected: tuple[str, bool] | None) -> None:
+    assert heading_version(heading) == expected
+
+
+def test_released_line_below_a_bare_heading_makes_it_a_release() -> None:
+    text = ".. _v-2:\n\nVersion 2.0.1\n-------------\n\nReleased 2020-04-27\n\n- a fix\n\n2.0.0\n=====\n\n- other\n"
+    assert [(v, dated) for _, v, dated in release_headings(text)] == [("2.0.1", True), ("2.0.0", False)]
+    assert release_headings("## [8.2.0] - 2024-05-01\n\n### Fixed\n") == ((0, "8.2.0", True),)
+
+
+def test_a_changelog_section_gets_its_release_and_older_ones_leave(lc_docs: list[Any]) -> None:
+    compressor = ContextAssemblyCompressor(budget=4000, order="reading")
+    out = compressor.compress_documents(lc_docs, STDERR)
+    report = compressor.last_report
+    assert report is not None
+    changes = [d for d in out if d.metadata["source"].endswith("CHANGES.rst")]
+    labels = [d.metadata["assembly_labels"]["version"] for d in changes]
+    assert set(labels) <= {"8.2.0", "8.2.1"}, labels  # the releases since the 8.1.7 docs
+    assert "8.2.0" in labels
+    for d in changes:
+        assert d.metadata["assembly_version_from"] == "text"
+        assert _release(d.metadata["source"]) == "8.2.1"
+    answer = next(d for d in changes if "result.stderr" in d.page_content)
+    assert answer.metadata["assembly_labels"]["version"] == "8.2.0"
+    # every 8.2.1 CHANGES chunk under an older release heading left as other_version
+    newest = {id(d): i for i, d in enumerate(lc_docs)}
+    describes = {
+        d.detail["describes"] for d in report.dropped if d.reason == "other_version" and "describes" in d.detail
+    }
+    assert {"8.0.0", "7.0"} <= describes, describes
+    old = next(d for d in _changes(lc_docs, "8.2.1") if "mix_stderr=False" in d.page_content)
+    fate = report.fate(newest[id(old)])
+    assert (fate.reason, fate.detail["describes"], fate.detail["from"]) == ("other_version", "7.0", "text")
+    context = compressor.format_documents(out)
+    assert "mix_stderr=False" not in context
+    assert 'version="8.2.0"' in context
+
+
+def test_a_changelog_section_of_the_target_release_stays_when_the_question_names_it(lc_docs: list[Any]) -> None:
+    compressor = ContextAssemblyCompressor(budget=4000, target_version="7.1")
+    out = compressor.compress_documents(lc_docs, "What changed in 7.1.2?")
+    changes = [d for d in out if d.metadata["source"].endswith("CHANGES.rst")]
+    assert changes
+    assert {d.metadata["assembly_labels"]["version"] for d in changes} == {"7.1.2"}
+    assert {_release(d.metadata["source"]) for d in changes} == {"7.1.2"}
+
+
+def test_llamaindex_changelog_nodes_are_labelled_with_their_release(li_nodes: list[Any]) -> None:
+    scored = [NodeWithScore(node=n, score=1.0 - i / 100) for i, n in enumerate(li_nodes)]
+    pp = ContextAssemblyPostprocessor(budget=4000)
+    out = pp.postprocess_nodes(scored, query_str=STDERR)
+    changes = [n for n in out if n.node.metadata["file_path"].endswith("CHANGES.rst")]
+    assert changes
+    assert {n.node.metadata["assembly_labels"]["version"] for n in changes} <= {"8.2.0", "8.2.1"}
+    assert all("mix_stderr=False" not in n.node.get_content() for n in out)
+
+
+def _page(records: list[dict[str, Any]], doc_id: str, versions: tuple[str, ...]) -> list[dict[str, Any]]:
+    return [{**r, "score": 1.0} for r in records if r["doc_id"] == doc_id and r["version"] in versions]
+
+
+def test_the_pytest_changelog_sections_are_about_their_releases(dev_data: Any) -> None:
+    corpus = dev_data.corpus("pytest")
+    page = _page(corpus, "changelog", ("8.3", "9.2"))
+    res = assemble("What changed?", page, budget=100_000, max_share=None)
+    kept = [c for c in res.chunks if c.meta.get("version_key") == "heading"]
+    assert kept
+    for c in kept:  # the latest docs, 9.2: the releases since the 8.3 docs
+        assert c.id.startswith("9.2:")
+        assert c.meta["version_from"] == "text"
+        assert c.version.split(".")[:2] in (["8", "4"], ["9", "0"], ["9", "1"], ["9", "2"]), c.version
+    older = [d for d in res.report.dropped if d.reason == "other_version" and d.detail.get("from") == "text"]
+    assert len(older) > 100  # the sections of 8.3.0 and before, in the 9.2 changelog
+    assert all(d.id.startswith("9.2:") for d in older)
+    # the 8.3 docs' copy of the 8.3 sections answers a question that names 8.3
+    res = assemble("What changed in pytest 8.3?", page, budget=100_000, max_share=None)
+    assert res.report.target_version == "8.3"
+    labels = {c.version for c in res.chunks if c.meta.get("version_key") == "heading"}
+    assert labels
+    assert all(v.split(".")[0] == "8" for v in labels), labels
+
+
+def test_the_django_deprecation_timeline_sections_are_about_their_releases(dev_data: Any) -> None:
+    corpus = dev_data.corpus("django")
+    page = _page(corpus, "internals/deprecation", ("5.1", "5.2"))
+    res = assemble("Which features were removed?", page, budget=100_000, max_share=None)
+    fates = {d.id: d for d in res.report.decisions}
+    by_section = {}
+    for r in page:
+        if r["version"] == "5.2":
+            by_section.setdefault(r["section"].split(" > ")[-1], []).append(fates[r["id"]])
+    # "6.0" is newer than the 5.2 docs that hold it: it announces, it is no release; it stays
+    assert all(d.kept for d in by_section["6.0"])
+    # the sections of 5.1 and before describe older releases: other_version, from the text
+    for section in ("5.1", "5.0", "4.0", "1.5"):
+        assert all((d.reason, d.detail["describes"]) == ("other_version", section) for d in by_section[section])
