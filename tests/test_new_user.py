@@ -8,10 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from langchain_core.documents import Document
 from llama_index.core import SimpleDirectoryReader
 from llama_index.core.schema import NodeWithScore
 
-from ctxassembly import AbsentVersionError, AbsentVersionWarning, assemble, parse
+from ctxassembly import AbsentVersionError, AbsentVersionWarning, ConfigError, assemble, parse
+from ctxassembly.metadata import MetadataKeys
 from ctxassembly.versioning.headings import heading_version, release_headings
 from langchain_ctxassembly import ContextAssemblyCompressor
 from llamaindex_ctxassembly import ContextAssemblyPostprocessor
@@ -253,3 +255,56 @@ def test_the_django_deprecation_timeline_sections_are_about_their_releases(dev_d
     # the sections of 5.1 and before describe older releases: other_version, from the text
     for section in ("5.1", "5.0", "4.0", "1.5"):
         assert all((d.reason, d.detail["describes"]) == ("other_version", section) for d in by_section[section])
+
+
+# -- point 5: labels for plain files ----------------------------------------------------------
+
+
+def test_markdown_header_splitter_headers_are_the_section_label(lc_docs: list[Any]) -> None:
+    md = [
+        d for d in lc_docs if d.metadata["source"].endswith("options.md") and _release(d.metadata["source"]) == "8.2.1"
+    ]
+    out = ContextAssemblyCompressor(budget=2000, order="reading").compress_documents(
+        md, "How do multiple options work?"
+    )
+    sections = [d.metadata["assembly_labels"].get("section") for d in out]
+    assert "Options > Multiple Values > Defaults" in sections
+    assert "Options > Multiple Values" in sections
+    assert len(set(sections)) == len(sections)  # two chunks of one file no longer look the same
+
+
+def test_llamaindex_markdown_header_path_and_own_heading_are_the_section(li_nodes: list[Any]) -> None:
+    md = [n for n in li_nodes if n.metadata["file_path"].endswith("options.md") and "8.2.1" in n.metadata["file_path"]]
+    # merge_gap=None: the parser's neighbours would merge into one node (the first one's section)
+    pp = ContextAssemblyPostprocessor(budget=2000, order="reading", options={"merge_gap": None})
+    out = pp.postprocess_nodes([NodeWithScore(node=n, score=1.0) for n in md], query_str="How do options work?")
+    sections = [n.node.metadata["assembly_labels"].get("section") for n in out]
+    assert sections == [
+        "Options",
+        "Options > Naming",
+        "Options > Multiple Values",
+        "Options > Multiple Values > Defaults",
+    ]
+
+
+def test_a_plain_file_chunk_is_labelled_with_its_own_leading_heading(lc_docs: list[Any]) -> None:
+    rst = [d for d in lc_docs if d.metadata["source"].endswith(("testing.rst", "CHANGES.rst"))]
+    rst = [d for d in rst if _release(d.metadata["source"]) == "8.2.1"]
+    out = ContextAssemblyCompressor(budget=3000, order="reading").compress_documents(rst, STDERR)
+    sections = {d.metadata["assembly_labels"].get("section") for d in out}
+    assert {"Testing Tally Applications", "Version 8.2.1"} <= sections
+    # a chunk that opens mid-section names none: no label is made up
+    assert any(d.metadata["assembly_labels"].get("section") is None for d in out)
+
+
+def test_the_header_keys_are_configurable() -> None:
+    docs = [Document(page_content="Set retries=5.", metadata={"h1": "Client", "h2": "Retries", "source": "a.md"})]
+    out = ContextAssemblyCompressor(budget=300, keys=MetadataKeys(headers=("h1", "h2"))).compress_documents(docs, "q")
+    assert out[0].metadata["assembly_labels"]["section"] == "Client > Retries"
+    given = Document(page_content="## Own\n\nx", metadata={"section": "Given", "Header 1": "Ignored"})
+    assert (
+        ContextAssemblyCompressor(budget=300).compress_documents([given], "q")[0].metadata["assembly_labels"]["section"]
+        == "Given"
+    )
+    with pytest.raises(ConfigError, match=r"MetadataKeys.headers: expected a metadata key"):
+        MetadataKeys(headers=())
