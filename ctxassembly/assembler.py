@@ -171,6 +171,7 @@ class Assembler:
         limit = budget - sum(pipeline.traits(s).reserve for s in self.stages)
         final, text = pipeline.fit_rendered(current, ctx, self.renderer.render, limit)
         report.finish(final, n_inputs)
+        report.final = tuple(final)
         report.tokens_after = self.count_tokens(text) if final else 0
         top = [i for i, c in enumerate(final) if c.meta.get("relevance_rank") == 0]
         report.top_ranked_position = top[0] if top else None

@@ -4,6 +4,7 @@ nodes from SimpleDirectoryReader and MarkdownNodeParser (the app in tests/user_a
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -308,3 +309,36 @@ def test_the_header_keys_are_configurable() -> None:
     )
     with pytest.raises(ConfigError, match=r"MetadataKeys.headers: expected a metadata key"):
         MetadataKeys(headers=())
+
+
+# -- point 4: a readable report table ---------------------------------------------------------
+
+
+def test_the_report_table_reads_for_a_person(lc_docs: list[Any]) -> None:
+    uuids = [f"{i:08x}-7f49-4a55-b1f3-2a9e8c7d4e22" for i in range(len(lc_docs))]
+    docs = [
+        Document(id=u, page_content=d.page_content, metadata=d.metadata) for u, d in zip(uuids, lc_docs, strict=True)
+    ]
+    compressor = ContextAssemblyCompressor(budget=400)
+    compressor.compress_documents(docs, STDERR)
+    report = compressor.last_report
+    assert report is not None
+    lines = report.table().splitlines()
+    assert lines[0].startswith(f"{STDERR!r}: kept {len(report.kept)} of {len(docs)}, ")
+    assert lines[1].split() == ["#", "cite", "id", "from", "version", "fate", "stage", "reason", "detail"]
+    assert not any(u in report.table() for u in uuids)  # short ids, unique within the call
+    rows = {int(line.split()[0]): line for line in lines[3:]}
+    for d in report.decisions:
+        row = rows[d.index]
+        assert d.id[:8] + "…" in row
+        if d.kept:
+            assert f"[{d.cite}]" in row
+        if d.reason == "over_budget":
+            assert "tokens=None" not in row
+            assert re.search(r"tokens=\d+ \(text\) \+ labels|tokens=\d+,", row), row
+    kept_changes = [d for d in report.kept if "CHANGES.rst" in rows[d.index]]
+    assert any(" 8.2.0 " in rows[d.index] for d in kept_changes)  # the version column
+    assert "testing.rst › Testing Tally Applications" in report.table()  # source and section
+    # a long detail is no longer cut at 60 characters
+    superseded = next(rows[d.index] for d in report.dropped if d.reason == "superseded")
+    assert "superseded_by=" in superseded
