@@ -4,7 +4,11 @@ nodes from SimpleDirectoryReader and MarkdownNodeParser (the app in tests/user_a
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -342,3 +346,63 @@ def test_the_report_table_reads_for_a_person(lc_docs: list[Any]) -> None:
     # a long detail is no longer cut at 60 characters
     superseded = next(rows[d.index] for d in report.dropped if d.reason == "superseded")
     assert "superseded_by=" in superseded
+
+
+# -- point 6: the command line, as a subprocess -------------------------------------------------
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    full = {**os.environ, "HF_HUB_OFFLINE": "1", **(env or {})}
+    return subprocess.run(
+        [sys.executable, "-m", "ctxassembly", *args],
+        check=False,
+        cwd=REPO,
+        env=full,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_cli_assembles_langchain_shaped_jsonl(tmp_path: Path, lc_docs: list[Any]) -> None:
+    path = tmp_path / "docs.jsonl"
+    path.write_text("".join(d.model_dump_json() + "\n" for d in lc_docs))
+    assert '"page_content"' in path.read_text()
+    r = _cli("assemble", str(path), "-q", STDERR, "--budget", "600", "--format", "json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["chunks"]
+    assert {_release(c["meta"]["source"]) for c in out["chunks"]} == {"8.2.1"}
+    blocks = parse(out["text"])
+    assert {b["source"] for b in blocks} <= {"CHANGES.rst", "testing.rst", "options.md"}
+    assert out["report"]["reasons"].get("invalid", 0) == 0
+
+
+def test_cli_names_the_malformed_line_in_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"id": "a", "text": "fine"}\n\n{"id": "b", "text": "cut off\n{"id": "c", "text": "fine"}\n')
+    r = _cli("assemble", str(path), "-q", "anything")
+    assert r.returncode == 2
+    assert "Traceback" not in r.stderr
+    assert r.stderr.strip().count("\n") == 0, r.stderr
+    assert re.match(rf"error: {re.escape(str(path))}:3: not JSON \(", r.stderr), r.stderr
+    path.write_text('[{"id": "a", "text": "fine"},\n 7]\n')
+    r = _cli("assemble", str(path), "-q", "anything")
+    assert (r.returncode, r.stderr.strip()) == (2, f"error: {path}: item 1: expected a JSON object (a chunk), got int")
+    path.write_text('{"id": "a", "body": "no text field"}\n')
+    r = _cli("assemble", str(path), "-q", "anything")
+    assert r.returncode == 2
+    assert r.stderr.startswith("error: no candidate could be read; the first: chunk 'a': field 'text'"), r.stderr
+
+
+def test_cli_eval_html_says_matplotlib_is_missing_before_the_run(tmp_path: Path) -> None:
+    fake = tmp_path / "site" / "matplotlib"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("raise ImportError('no matplotlib here')\n")
+    r = _cli("eval", "--html", str(tmp_path / "r.html"), env={"PYTHONPATH": str(tmp_path / "site")})
+    assert r.returncode == 2
+    assert r.stderr.strip() == "error: matplotlib is not installed; install it with: pip install 'ctxassembly[eval]'"
+    assert r.stdout == ""  # no table printed first
+    assert not (tmp_path / "r.html").exists()
