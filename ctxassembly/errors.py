@@ -40,3 +40,8 @@ class AbsentVersionError(ConfigError):
         super().__init__(message)
         self.version = version
         self.present = present
+
+
+class UntrainedModelWarning(UserWarning):
+    """A model given to a stage scores at random (a cross-encoder whose classification
+    head was newly initialised); the report notes it too."""

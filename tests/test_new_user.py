@@ -18,6 +18,7 @@ from llama_index.core import SimpleDirectoryReader
 from llama_index.core.schema import NodeWithScore
 
 from ctxassembly import AbsentVersionError, AbsentVersionWarning, ConfigError, assemble, parse
+from ctxassembly.errors import UntrainedModelWarning
 from ctxassembly.metadata import MetadataKeys
 from ctxassembly.versioning.headings import heading_version, release_headings
 from langchain_ctxassembly import ContextAssemblyCompressor
@@ -406,3 +407,56 @@ def test_cli_eval_html_says_matplotlib_is_missing_before_the_run(tmp_path: Path)
     assert r.stderr.strip() == "error: matplotlib is not installed; install it with: pip install 'ctxassembly[eval]'"
     assert r.stdout == ""  # no table printed first
     assert not (tmp_path / "r.html").exists()
+
+
+# -- point 7: a cross-encoder that is not one -------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def trained_cross_path(tmp_path_factory: pytest.TempPathFactory, minilm_path: str) -> Path:
+    """A tiny BertForSequenceClassification saved with its head: a real cross-encoder folder."""
+    import torch
+    from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
+
+    torch.manual_seed(0)
+    path = tmp_path_factory.mktemp("tiny-cross")
+    tokenizer = BertTokenizerFast(vocab_file=os.path.join(minilm_path, "vocab.txt"))
+    config = BertConfig(
+        vocab_size=tokenizer.vocab_size,
+        hidden_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=64,
+        num_labels=1,
+    )
+    BertForSequenceClassification(config).save_pretrained(path)
+    tokenizer.save_pretrained(path)
+    return path
+
+
+def test_a_bi_encoder_loaded_as_a_cross_encoder_is_reported(minilm_path: str, lc_docs: list[Any]) -> None:
+    from sentence_transformers import CrossEncoder
+
+    not_a_reranker = CrossEncoder(minilm_path, device="cpu")  # loads, with a newly initialised head
+    compressor = ContextAssemblyCompressor(budget=600, reranker=not_a_reranker)
+    with pytest.warns(
+        UntrainedModelWarning, match=r"newly initialised classification head: the checkpoint is BertModel"
+    ):
+        out = compressor.compress_documents(lc_docs, STDERR)
+    assert out  # the call goes on
+    report = compressor.last_report
+    assert report is not None
+    note = next(n for n in report.notes if n["event"] == "untrained_head")
+    assert note["stage"] == "rerank"
+    assert minilm_path in note["why"]
+    # the second call says it again in its report (the warning is the process's, once)
+    compressor.compress_documents(lc_docs, STDERR)
+    assert any(n["event"] == "untrained_head" for n in compressor.last_report.notes)  # type: ignore[union-attr]
+
+
+def test_a_trained_cross_encoder_is_not_reported(trained_cross_path: Path, lc_docs: list[Any]) -> None:
+    from sentence_transformers import CrossEncoder
+
+    compressor = ContextAssemblyCompressor(budget=600, reranker=CrossEncoder(str(trained_cross_path), device="cpu"))
+    compressor.compress_documents(lc_docs, STDERR)  # no warning (pytest makes any warning an error here)
+    assert not any(n["event"] == "untrained_head" for n in compressor.last_report.notes)  # type: ignore[union-attr]

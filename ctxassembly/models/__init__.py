@@ -26,6 +26,7 @@ from ctxassembly.models.loading import (
     load_sentence_transformer,
     model_kind,
     require,
+    untrained_head,
 )
 from ctxassembly.models.threads import torch_threads
 
@@ -44,4 +45,5 @@ __all__ = [
     "plan_batches",
     "require",
     "torch_threads",
+    "untrained_head",
 ]
