@@ -460,3 +460,21 @@ def test_a_trained_cross_encoder_is_not_reported(trained_cross_path: Path, lc_do
     compressor = ContextAssemblyCompressor(budget=600, reranker=CrossEncoder(str(trained_cross_path), device="cpu"))
     compressor.compress_documents(lc_docs, STDERR)  # no warning (pytest makes any warning an error here)
     assert not any(n["event"] == "untrained_head" for n in compressor.last_report.notes)  # type: ignore[union-attr]
+
+
+def test_a_changelog_chunk_far_below_an_old_heading_is_bounded_by_it(lc_docs: list[Any]) -> None:
+    # the chunk right above the 7.0 entries (with their heading) is not among the candidates:
+    # the file's headings run newest first, so the nearest heading above bounds the entries
+    changes = _changes(lc_docs, "8.2.1")
+    entry = next(d for d in changes if "mix_stderr=False" in d.page_content)
+    above = max((d for d in changes if d.metadata["start_index"] < entry.metadata["start_index"]), key=_start)
+    assert "Version 7.0" in above.page_content
+    docs = [d for d in lc_docs if d is not above]
+    compressor = ContextAssemblyCompressor(budget=4000)
+    compressor.compress_documents(docs, STDERR)
+    fate = compressor.last_report.fate(next(i for i, d in enumerate(docs) if d is entry))  # type: ignore[union-attr]
+    assert (fate.reason, fate.detail["describes"]) == ("other_version", "8.0.0 or older")  # older than 8.1.7
+
+
+def _start(doc: Any) -> int:
+    return int(doc.metadata["start_index"])

@@ -453,8 +453,10 @@ def _release_fate(
     (the target's, or one since the newest older docs version present), the detail of an
     ``other_version`` fate, or ``None`` (nothing to decide: its first lines are under a
     heading not known, or every heading is newer than the docs that hold it; no section)."""
-    if section is None or section.leading is None:
+    if section is None:
         return None
+    if section.leading is None:
+        return _below(section.at_most, docs_version, want, present, named)
     about = [v for v in section.all if docs_version is None or not _newer(v, docs_version)]
     if section.leading not in about:
         return None
@@ -475,6 +477,23 @@ def _release_fate(
     if fits:
         return max(fits, key=order_key)
     return {"describes": section.leading, "target": want, "from": "text"}
+
+
+def _below(
+    at_most: str | None, docs_version: str | None, want: str | None, present: Sequence[str], named: Iterable[str]
+) -> dict[str, str] | None:
+    """A changelog chunk whose own heading is not known, under the heading ``at_most`` or
+    one further down (older): ``other_version`` when even ``at_most`` is no newer than the
+    docs version before the target (and no version the question names is at or below
+    it); else nothing to decide."""
+    if at_most is None or want is None or (docs_version is not None and _newer(at_most, docs_version)):
+        return None
+    older = [p for p in present if not matches(p, want) and order_key(p) < order_key(canonical(want))]
+    if not older or _newer(at_most, older[-1]) or matches(at_most, want):
+        return None
+    if any(not _newer(n, at_most) for n in named):
+        return None
+    return {"describes": f"{at_most} or older", "target": want, "from": "text"}
 
 
 def _series(version: str) -> str:

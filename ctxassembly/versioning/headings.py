@@ -118,11 +118,14 @@ class Sections:
     ``leading`` is the release the chunk's first line belongs to (the heading it opens
     with, else the one its section path ends under, else the last heading of the candidate
     right before it in the same file); ``None``: not known. ``inside`` are the releases
-    of the headings inside its text after its first line.
+    of the headings inside its text after its first line. ``at_most`` bounds a chunk whose
+    own heading is not known: in a file whose headings run newest first, the nearest
+    heading above it (by offsets, among the candidates) is the newest it can be under.
     """
 
     leading: str | None
     inside: tuple[str, ...]
+    at_most: str | None = None
 
     @property
     def all(self) -> tuple[str, ...]:
@@ -158,16 +161,20 @@ def sections(chunks: Sequence[Chunk], documents: Sequence[str | None]) -> list[S
         if versions:
             per_document.setdefault(doc, set()).update(versions)
     out: list[Sections | None] = []
+    heads: list[list[tuple[int, str]]] = []  # per chunk: (offset in its file, release) of its headings
     for c, (from_section, in_text), doc in zip(chunks, found, documents, strict=True):
         changelog = len(per_document.get(doc, ())) >= 2
         kept = [(offset, v) for offset, v, dated in in_text if dated or changelog]
+        start = c.start or 0
+        heads.append([(start + offset, v) for offset, v in kept])
         leading = None
         if kept and _opens_with(c.text, kept[0][0]):
             leading, kept = kept[0][1], kept[1:]
         elif from_section is not None and (from_section[1] or changelog):
             leading = from_section[0]
+            heads[-1].insert(0, (start, leading))
         out.append(Sections(leading, tuple(v for _, v in kept)) if leading or kept else None)
-    return _continued(chunks, out)
+    return _continued(chunks, out, heads)
 
 
 def _opens_with(text: str, offset: int) -> bool:
@@ -180,9 +187,12 @@ def _opens_with(text: str, offset: int) -> bool:
     return True
 
 
-def _continued(chunks: Sequence[Chunk], out: list[Sections | None]) -> list[Sections | None]:
+def _continued(
+    chunks: Sequence[Chunk], out: list[Sections | None], heads: list[list[tuple[int, str]]]
+) -> list[Sections | None]:
     """A chunk without a leading release, right after a changelog chunk of the same file
-    (by offsets), continues that chunk's last section."""
+    (by offsets), continues that chunk's last section; one further down a file whose
+    headings run newest first is bounded by the nearest heading above it (``at_most``)."""
     by_file: dict[tuple[object, ...], list[int]] = {}
     for i, c in enumerate(chunks):
         if c.start is not None:
@@ -201,4 +211,22 @@ def _continued(chunks: Sequence[Chunk], out: list[Sections | None]) -> list[Sect
                 out[b] = Sections(last, ())
             elif mine.leading is None:
                 out[b] = Sections(last, mine.inside)
+        known = sorted(h for i in members for h in heads[i])
+        if len({v for _, v in known}) < 2 or not _newest_first([v for _, v in known]):
+            continue
+        for i in members:
+            mine, start = out[i], chunks[i].start or 0
+            if mine is not None and mine.leading is not None:
+                continue
+            above = [v for p, v in known if p < start]
+            if above:
+                out[i] = Sections(None, mine.inside if mine is not None else (), at_most=above[-1])
     return out
+
+
+def _newest_first(versions: Sequence[str]) -> bool:
+    """The versions, in file order, never rise: a changelog written newest first."""
+    from ctxassembly.versioning.order import order_key
+
+    keys = [order_key(v) for v in versions]
+    return all(a >= b for a, b in itertools.pairwise(keys))
