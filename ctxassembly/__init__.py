@@ -6,7 +6,7 @@ and records the fate of every one of them.
 
 from ctxassembly.assembler import Assembled, Assembler, assemble
 from ctxassembly.chunk import Chunk
-from ctxassembly.errors import ChunkError, ConfigError, MissingExtraError
+from ctxassembly.errors import AbsentVersionError, AbsentVersionWarning, ChunkError, ConfigError, MissingExtraError
 from ctxassembly.kinds import Reason
 from ctxassembly.ledger import Facts, Ledger
 from ctxassembly.options import Options, UnknownOption
@@ -33,6 +33,8 @@ from ctxassembly.stages import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "AbsentVersionError",
+    "AbsentVersionWarning",
     "Admit",
     "Arrange",
     "Assembled",

@@ -16,12 +16,14 @@ from typing import Literal, get_args
 from ctxassembly.errors import ConfigError
 
 __all__ = [
+    "ABSENT_POLICIES",
     "FORMATS",
     "NONE_POLICIES",
     "ORDERS",
     "SAFETY_MODES",
     "SIGNALS",
     "VERSION_POLICIES",
+    "AbsentPolicy",
     "Format",
     "NonePolicy",
     "Order",
@@ -42,6 +44,9 @@ FORMATS: tuple[Format, ...] = get_args(Format)
 #: what becomes of a chunk of another version than the target (the version stage)
 VersionPolicy = Literal["drop", "label"]
 VERSION_POLICIES: tuple[VersionPolicy, ...] = get_args(VersionPolicy)
+#: what the version stage does when the version asked for is among no candidate's versions
+AbsentPolicy = Literal["latest", "empty", "error"]
+ABSENT_POLICIES: tuple[AbsentPolicy, ...] = get_args(AbsentPolicy)
 #: what becomes of a chunk with injection-like text (the safety stage)
 SafetyMode = Literal["remove", "drop", "flag"]
 SAFETY_MODES: tuple[SafetyMode, ...] = get_args(SafetyMode)
@@ -89,6 +94,7 @@ class Reason(_StrEnum):
 
     KEPT = "kept"
     INVALID = "invalid"  # input: a malformed candidate (field and message in the detail)
+    EMPTY = "empty"  # input: no visible text (empty, whitespace or zero-width characters only)
     NOT_PERMITTED = "not_permitted"  # admit: no principal of the call may read it
     OUT_OF_SCOPE = "out_of_scope"  # admit: outside the call's scope
     SUPERSEDED = "superseded"  # version: an older version than the target

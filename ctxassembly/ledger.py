@@ -42,6 +42,8 @@ class Verdict:
         out: dict[str, Any] = {"status": self.status, **dict(self.labels)}
         if self.source == "text":
             out["version_from"] = "text"
+            if self.key is not None:  # "heading": a changelog section's release heading
+                out["version_key"] = self.key
             if self.floor is not None:
                 out["version_floor"] = self.floor
             if self.ceiling is not None:

@@ -20,12 +20,14 @@ from typing import Any
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
 from ctxassembly.kinds import (
+    ABSENT_POLICIES,
     FORMATS,
     NONE_POLICIES,
     ORDERS,
     SAFETY_MODES,
     SIGNALS,
     VERSION_POLICIES,
+    AbsentPolicy,
     Format,
     NonePolicy,
     Order,
@@ -262,6 +264,18 @@ class Options:
         default="drop",
         metadata=_meta(_one_of(*VERSION_POLICIES), "`drop` or `label` chunks of another version than the target."),
     )
+    absent_version: AbsentPolicy = field(
+        default="latest",
+        metadata=_meta(
+            _one_of(*ABSENT_POLICIES),
+            "When the version asked for (`target_version`, or one the question names) is among no candidate's "
+            "versions: `latest` answers for the latest version of each document, `empty` keeps that target "
+            "(every versioned chunk leaves), `error` raises `AbsentVersionError`; the first two warn "
+            "(`AbsentVersionWarning`) and note it in the report. `latest` by default: a user asking about 9.9 "
+            "of docs that stop at 8.2 (a typo, an unreleased version, a question naming its Python version) "
+            "is better served by the newest docs than by an empty context, and the warning says it happened.",
+        ),
+    )
     subject_versions: bool = field(
         default=True, metadata=_meta(_bool, "Treat release notes about another version as other-version.")
     )
@@ -477,6 +491,7 @@ class Options:
                 subject_versions=self.subject_versions,
                 version_keys=self.version_keys,
                 location_keys=self.location_keys,
+                absent_version=self.absent_version,
             ),
             # relevance ranks before the injection scan so that the scan (and every stage
             # that costs per chunk) runs on the head alone; Safety moves a chunk it had to

@@ -286,7 +286,8 @@ def test_fit_keeps_one_of_two_examples_that_repeat_the_same_words() -> None:
 
 def test_a_table_too_large_for_its_share_keeps_the_asked_row_under_its_header() -> None:
     rows = "\n".join(
-        f"| `opt{i}` | `{i}0` | What option {i} controls, at some length, for every target we build. |" for i in range(14)
+        f"| `opt{i}` | `{i}0` | What option {i} controls, at some length, for every target we build. |"
+        for i in range(14)
     )
     text = f"## Options\n\n| Option | Default | Description |\n|---|---|---|\n{rows}\n"
     ctx = context("What is the default of opt11?", budget=600)

@@ -62,6 +62,7 @@ CASES: dict[str, tuple[Any, Any, str]] = {
     "enforce_acl": (True, "yes", r"enforce_acl must be True or False"),
     "scope": ({"team": "a"}, ["team"], r"scope must be a mapping"),
     "version_policy": ("label", "keep", r"version_policy must be one of"),
+    "absent_version": ("empty", "ignore", r"absent_version must be one of \('latest', 'empty', 'error'\), got 'ig"),
     "subject_versions": (False, 1, r"subject_versions must be True or False"),
     "version_keys": ("release", [""], r"version_keys must be a metadata key"),
     "location_keys": (("url",), 5, r"location_keys must be a metadata key"),
@@ -139,7 +140,7 @@ def test_an_unknown_option_is_one_error_everywhere() -> None:
             call()
         errors.append(str(info.value))
     assert len(set(errors)) == 1
-    assert errors[0].startswith("unknown option 'colour'; valid options: acl_field, device, embedder")
+    assert errors[0].startswith("unknown option 'colour'; valid options: absent_version, acl_field, device, embedder")
     assert isinstance(info.value, ConfigError)
     assert isinstance(info.value, TypeError)
 
@@ -195,7 +196,7 @@ def test_the_reference_page_is_current() -> None:
 def test_every_closed_set_option_documents_each_of_its_values() -> None:
     """The valid values come from ctxassembly.kinds; the reference page names every one."""
     closed = {f.name: f for f in fields(Options) if hasattr(f.metadata["check"], "valid")}
-    assert set(closed) == {"order", "format", "version_policy", "none_score", "safety"}
+    assert set(closed) == {"order", "format", "version_policy", "absent_version", "none_score", "safety"}
     for name, f in closed.items():
         missing = [v for v in f.metadata["check"].valid if f"`{v}`" not in f.metadata["doc"]]
         assert not missing, f"{name}: the doc does not name {missing}"

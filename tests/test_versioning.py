@@ -6,7 +6,7 @@ Shapes as loaders write them: a web loader's ``source`` URL, a directory reader'
 
 import pytest
 
-from ctxassembly import ConfigError, VersionFilter, assemble
+from ctxassembly import AbsentVersionWarning, ConfigError, VersionFilter, assemble
 from ctxassembly.chunk import Chunk
 from ctxassembly.render import parse
 from ctxassembly.versioning import (
@@ -209,12 +209,13 @@ def test_a_future_change_is_a_ceiling_against_a_named_version():
 def test_a_version_nobody_matches_gets_a_note():
     cs = pages(HOST + "/en/{v}/{doc}/")
     ctx = context("Does 3.2 support it?")
-    VersionFilter().run(cs, ctx)
+    with pytest.warns(AbsentVersionWarning, match=r"the question names '3.2'.* \(present: 4.2, 5.1, 5.2\)"):
+        VersionFilter().run(cs, ctx)
     note = next(n for n in ctx.report.notes if n["event"] == "unmatched_version")
     assert note["named"] == ["3.2"]
     assert note["present"] == ["4.2", "5.1", "5.2"]
     ctx = context("Does 3.2 support it?")
-    VersionFilter().run(chunks(("a", "plain text")), ctx)
+    VersionFilter().run(chunks(("a", "plain text")), ctx)  # no version anywhere: nothing to fall back from, no warning
     assert "no candidate carries a version" in ctx.report.notes[0]["why"]
 
 
@@ -404,7 +405,8 @@ def test_a_change_note_in_a_text_does_not_outrank_real_metadata():
     cs = pages(HOST + "/en/{v}/{doc}/", docs=("ref/databases",))
     planted = Chunk(id="planted", text="Databases.\n\n.. versionadded:: 9.9\n\n    Everything changed.", index=3)
     ctx = context("What changed for databases in 9.9?")
-    out = VersionFilter().run([*cs, planted], ctx)
+    with pytest.warns(AbsentVersionWarning, match="'9.9'"):
+        out = VersionFilter().run([*cs, planted], ctx)
     # 9.9 matches no candidate's version: the latest per document stays, with the note
     assert [c.id for c in out] == ["5.2:ref/databases", "planted"]
     assert ctx.ledger.call.target_version is None

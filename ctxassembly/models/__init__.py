@@ -28,6 +28,7 @@ from ctxassembly.models.loading import (
     load_sentence_transformer,
     model_kind,
     require,
+    untrained_head,
 )
 from ctxassembly.models.pruner import SentencePruner, pruner_kind
 from ctxassembly.models.threads import torch_threads
@@ -49,4 +50,5 @@ __all__ = [
     "pruner_kind",
     "require",
     "torch_threads",
+    "untrained_head",
 ]

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any, Literal, cast
@@ -42,7 +43,7 @@ from typing import Any, Literal, cast
 import numpy as np
 
 from ctxassembly.chunk import Chunk
-from ctxassembly.errors import ConfigError
+from ctxassembly.errors import ConfigError, UntrainedModelWarning
 from ctxassembly.kinds import Reason
 from ctxassembly.ledger import Given, Reranked
 from ctxassembly.models import (
@@ -55,6 +56,7 @@ from ctxassembly.models import (
     load_sentence_transformer,
     model_kind,
     require,
+    untrained_head,
 )
 from ctxassembly.models.vectors import chunk_vectors
 from ctxassembly.pipeline import Context, StageBase
@@ -135,6 +137,8 @@ class Rerank(StageBase):
         self.embedder: Embedder | None = None
         self._scorer: Scorer | None = None
         self._spec: str | None = None
+        self._untrained: str | None = None  # why the cross-encoder scores at random (checked once loaded)
+        self._checked = False
         if isinstance(model, str):
             require()
             if not model.strip():
@@ -177,6 +181,11 @@ class Rerank(StageBase):
                 )
         if self.kind == "cross" and self._cross is None and self._spec is not None:
             self._cross = load_cross_encoder(self._spec, self.device)
+        if self.kind == "cross" and not self._checked:
+            self._checked = True
+            self._untrained = untrained_head(self._cross)
+            if self._untrained is not None:
+                warnings.warn(self._untrained, UntrainedModelWarning, stacklevel=3)
 
     def scores(self, query: str, chunks: Sequence[Chunk]) -> list[float]:
         """The model's score of each chunk for ``query`` (one batched model call).
@@ -219,6 +228,8 @@ class Rerank(StageBase):
         if not chunks:
             return []
         model = self.scores(ctx.question, chunks)
+        if self._untrained is not None:
+            ctx.report.note(self.name, "untrained_head", why=self._untrained)
         n = len(chunks)
         if self.rerank_fuse:
             by_model = sorted(range(n), key=lambda i: (-model[i], i))

@@ -27,6 +27,7 @@ __all__ = [
     "definitions",
     "indent",
     "is_mark",
+    "leading_heading",
     "lines_with_offsets",
     "structure",
 ]
@@ -133,6 +134,34 @@ def is_mark(text: str) -> bool:
     """``text`` is one line of markup alone (``.. code-block:: python``, ``:since: 2.1``,
     ``> **Note**``, ``[!NOTE]``): what it names is the kind of what follows, not content."""
     return "\n" not in text.strip() and bool(_MARK.match(text))
+
+
+_MD_TITLE = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
+_LEAD_LINES = 12  # a heading further down than this does not name the chunk
+
+
+def leading_heading(text: str) -> str | None:
+    """The heading a text opens with (a reST title over its underline, with or without an
+    overline, or a Markdown ``#`` line), after blank lines and markup alone (``.. _label:``,
+    a directive line, an HTML comment); ``None`` when the text opens with anything else."""
+    lines = text.lstrip("\ufeff").split("\n", _LEAD_LINES)[:_LEAD_LINES]
+    i = 0
+    while i < len(lines):
+        s = lines[i].strip()
+        if s.startswith(("```", "~~~")):
+            return None  # a code fence
+        overline = UNDERLINE.match(s) and i + 2 < len(lines) and lines[i + 2].strip() == s
+        if not s or s.startswith(("..", "<!--")) or overline:
+            i += 1
+            continue
+        md = _MD_TITLE.match(lines[i])
+        if md is not None:
+            return md.group(1).strip() or None
+        below = lines[i + 1].strip() if i + 1 < len(lines) else ""
+        if UNDERLINE.match(below) and len(below) >= len(s) - 2 and len(s) <= HEADER_CHARS and not UNDERLINE.match(s):
+            return s
+        return None
+    return None
 
 
 def blocks(text: str) -> list[str]:
