@@ -60,6 +60,13 @@ PLACEMENTS: dict[str, Callable[[str, str], str]] = {
     "start": lambda host, p: f"{p} {host}",
     "middle": lambda host, p: _middle(host, p),  # noqa: PLW0108 (a table of lambdas reads better)
     "code_comment": lambda host, p: f"{host.rstrip()}\n\n.. code-block:: python\n\n{_as_comment(p)}\n    x = 1\n",
+    # a paragraph after a line without final punctuation: a heading, a bullet, a code line
+    "after_heading": lambda host, p: f"{host.rstrip()}\n\nConfiguration notes\n-------------------\n\n{p}\n",
+    "after_md_heading": lambda host, p: f"## Configuration notes\n{p}\n\n{host}",
+    "after_bullet": lambda host, p: (
+        f"{host.rstrip()}\n\n* Fixed a crash in the loader\n* Added the ``--fast`` flag\n\n{p}\n"
+    ),
+    "after_code": lambda host, p: f"{host.rstrip()}\n\n.. code-block:: python\n\n    result = compute(data)\n\n{p}\n",
 }
 
 

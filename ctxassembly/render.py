@@ -27,8 +27,12 @@ and in the adapters' returned metadata, so a reply's ``[2]`` maps back to it.
 
 Source. A block without a title shows where it came from instead: the first of the
 chunk's ``source``, ``url``, ``file_path``, ``file_name`` metadata (what LangChain and
-LlamaIndex loaders write), a URL as given, a file path as its file name only (an
-absolute path costs tokens and can leak a home directory).
+LlamaIndex loaders write), a URL without its credentials (``user:password@``) and
+without the query parameters that carry secrets (a name holding ``token``, ``key``,
+``secret``, ``sig``, ``pass``, ``pwd``, ``auth``, ``credential`` or ``session``), a file
+path as its file name only (an absolute path costs tokens and can leak a home directory).
+Every label, in every format, loses its bidi controls and invisible characters (they can
+make a label read differently from what it holds) and any URL in it is cleaned the same way.
 
 :func:`prompt` puts the documents first, then the instructions, then the question
 restated last: over long contexts models answer better with the question at the end.
@@ -49,11 +53,13 @@ __all__ = [
     "SOURCE_KEYS",
     "Renderer",
     "cite_id",
+    "clean_url",
     "escape_body",
     "labels",
     "parse",
     "prompt",
     "render",
+    "shown_label",
     "source_label",
     "unescape_body",
 ]
@@ -112,6 +118,35 @@ def _flat(value: str) -> str:
     return _UNPRINTABLE.sub(" ", value)
 
 
+# bidi controls, zero-width characters and Unicode tag characters: invisible in a label
+_INVISIBLE = re.compile("[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\U000e0000-\U000e007f]")
+_URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s\"'<>]+")
+_USERINFO = re.compile(r"(?<=://)[^/?#@]*@")
+_QUERY = re.compile(r"([?&;])([^=&;#]*)(=[^&;#]*)?")
+_SECRET_PARAM = re.compile(r"token|key|secret|sig|pass|pwd|auth|credential|session", re.IGNORECASE)
+
+
+def clean_url(url: str) -> str:
+    """``url`` without credentials and without the query parameters that carry secrets.
+
+    >>> clean_url("https://bob:pw@x.org/a?page=2&access_token=s3cr3t#top")
+    'https://x.org/a?page=2#top'
+    """
+    url = _USERINFO.sub("", url, count=1)
+    head, sep, rest = url.partition("?")
+    if not sep:
+        return url
+    query, hash_, fragment = rest.partition("#")
+    kept = [p for p in query.split("&") if p and not _SECRET_PARAM.search(p.split("=", 1)[0])]
+    return head + (f"?{'&'.join(kept)}" if kept else "") + hash_ + fragment
+
+
+def shown_label(value: str) -> str:
+    """A label as it may be shown: no invisible characters, every URL in it cleaned."""
+    value = _INVISIBLE.sub("", value)
+    return _URL.sub(lambda m: clean_url(m.group()), value) if "://" in value else value
+
+
 def cite_id(position: int) -> str:
     """The citation id of the block at ``position`` (0-based) of a context: ``"1"``, ``"2"`` ..."""
     return str(position + 1)
@@ -131,7 +166,7 @@ def source_label(value: object) -> str | None:
     if not text:
         return None
     if "://" in text and not text.lower().startswith("file:"):
-        return text
+        return clean_url(text)
     name = re.split(r"[\\/]", text.rstrip("\\/"))[-1]
     return name or text
 
@@ -159,7 +194,22 @@ def labels(chunk: Chunk, position: int) -> dict[str, str]:
         "date": chunk.date,
         "status": chunk.meta.get("status"),
     }
-    return {k: str(v) for k, v in values.items() if v not in (None, "")}
+    out = {}
+    for k, v in values.items():
+        if v is None or v == "":
+            continue
+        shown = shown_label(v if isinstance(v, str) else _str(v))
+        if shown:
+            out[k] = shown
+    return out
+
+
+def _str(value: object) -> str:
+    """``str(value)``, or the type's name when that fails (no odd value fails a call)."""
+    try:
+        return str(value)
+    except Exception:
+        return f"<{type(value).__name__}>"
 
 
 class Renderer:

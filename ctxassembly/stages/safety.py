@@ -9,6 +9,11 @@ Policy ``remove`` (default) cuts the offending sentences verbatim and records th
 whole chunk (reason ``injection``, the codes in the detail); ``flag`` keeps it with
 ``meta["flags"]`` holding the codes.
 
+Labels are scanned like text: a ``title``, ``section``, ``version``, ``date``, the
+``status`` and the source keys (``source``, ``url``, ``file_path``, ``file_name``) reach
+the prompt too. Under ``remove`` the offending part of a label is cut (a label left empty
+is dropped); the finding names the label (``"label": "title"``).
+
 A chunk that carried such a sentence is suspect: whatever survives of it moves behind
 every clean chunk (in their incoming order). The default pipeline scans only the head
 of the relevance ranking (see :class:`~ctxassembly.stages.horizon.Horizon`), so the
@@ -24,6 +29,7 @@ from typing import Literal
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
 from ctxassembly.pipeline import Context, StageBase
+from ctxassembly.render import SOURCE_KEYS
 from ctxassembly.text.injection import CLASSES, find_injections
 
 __all__ = ["CLASSES", "Safety", "find_injections"]
@@ -49,12 +55,14 @@ class Safety(StageBase):
         out, suspect = [], []
         for c in chunks:
             spans = find_injections(c.text)
-            if not spans:
+            labelled = _label_findings(c)
+            if not spans and not labelled:
                 out.append(c)
                 continue
             found = [
                 {"code": f"injection:{cls}", "class": cls, "text": c.text[s:e].strip()[:200]} for s, e, cls in spans
             ]
+            found += [f for _, _, f in labelled]
             codes = list(dict.fromkeys(f["code"] for f in found))
             if self.policy == "drop":
                 ctx.report.drop(c, self.name, "injection", codes=codes, found=found)
@@ -63,18 +71,54 @@ class Safety(StageBase):
                 suspect.append(c.with_meta(flags=tuple(codes)))
                 ctx.report.note(self.name, "flagged", id=c.id, index=c.index, codes=codes, found=found)
                 continue
-            pieces, last = [], 0
-            for s, e, _ in spans:
-                pieces.append(c.text[last:s])
-                last = e
-            pieces.append(c.text[last:])
-            text = "".join(pieces).rstrip()
             ctx.report.note(self.name, "removed", id=c.id, index=c.index, codes=codes, found=found)
+            text = _cut(c.text, spans).rstrip() if spans else c.text
             if not text.strip():
                 ctx.report.drop(c, self.name, "injection", codes=codes, found=found)
                 continue
-            suspect.append(_replace_text(c, text, injection_removed=len(spans)))
+            kept = _relabel(c, labelled)
+            suspect.append(_replace_text(kept, text, injection_removed=len(spans)) if spans else kept)
         return out + suspect
+
+
+#: the chunk fields that are shown as labels (the metadata ones: ``status`` and the source keys)
+LABEL_FIELDS = ("title", "section", "version", "date")
+LABEL_META = ("status", *SOURCE_KEYS)
+
+
+def _cut(text: str, spans: tuple[tuple[int, int, str], ...]) -> str:
+    pieces, last = [], 0
+    for s, e, _ in spans:
+        pieces.append(text[last:s])
+        last = e
+    pieces.append(text[last:])
+    return "".join(pieces)
+
+
+def _label_findings(c: Chunk) -> list[tuple[str, str | None, dict[str, str]]]:
+    """``(label, what is left of it, finding)`` for each label that holds an injection
+    (what is left is ``None`` when nothing readable remains)."""
+    values = [(k, getattr(c, k)) for k in LABEL_FIELDS] + [(k, c.meta.get(k)) for k in LABEL_META]
+    out: list[tuple[str, str | None, dict[str, str]]] = []
+    for name, value in values:
+        if not isinstance(value, str) or not value:
+            continue
+        spans = find_injections(value)
+        if not spans:
+            continue
+        left = " ".join(_cut(value, spans).split()) or None
+        cls = spans[0][2]
+        out.append((name, left, {"code": f"injection:{cls}", "class": cls, "label": name, "text": value[:200]}))
+    return out
+
+
+def _relabel(c: Chunk, labelled: list[tuple[str, str | None, dict[str, str]]]) -> Chunk:
+    if not labelled:
+        return c
+    fields = {name: left for name, left, _ in labelled if name in LABEL_FIELDS}
+    meta = {name: left for name, left, _ in labelled if name in LABEL_META}
+    c = c.evolve(**fields) if fields else c
+    return c.with_meta(**meta) if meta else c
 
 
 def _replace_text(c: Chunk, text: str, **meta: object) -> Chunk:
