@@ -110,25 +110,26 @@ def place_linked(nodes: Sequence[NodeWithScore], records: list[dict[str, Any]]) 
     Only documents with no offsets at all among the candidates are placed, so positions
     never mix with real ones. Returns ``records`` with those offsets set.
     """
-    with_offsets = {r.get("doc_id") for r in records if "start" in r}
+    docs = [_doc_id(r) for r in records]
+    with_offsets = {d for d, r in zip(docs, records, strict=True) if "start" in r}
     eligible = {
         item.node.node_id: i
         for i, item in enumerate(nodes)
-        if "start" not in records[i] and records[i].get("doc_id") not in (None, *with_offsets)
+        if "start" not in records[i] and docs[i] is not None and docs[i] not in with_offsets
     }
     after: dict[int, int] = {}  # position -> position of its linked next neighbour
     for i in eligible.values():
         node = nodes[i].node
         for info, forward in ((node.next_node, True), (node.prev_node, False)):
             j = eligible.get(info.node_id) if info is not None else None
-            if j is None or j == i or records[j].get("doc_id") != records[i].get("doc_id"):
+            if j is None or j == i or docs[j] != docs[i]:
                 continue
             after.setdefault(*((i, j) if forward else (j, i)))
     followers = set(after.values())
     done: set[int] = set()
     ends: dict[Any, int] = {}  # doc_id -> where its next chain may start
     for head in sorted(i for i in after if i not in followers):
-        doc_id = records[head]["doc_id"]
+        doc_id = docs[head]
         position = ends.get(doc_id, 0)
         link: int | None = head
         while link is not None and link not in done:
@@ -140,6 +141,13 @@ def place_linked(nodes: Sequence[NodeWithScore], records: list[dict[str, Any]]) 
             link = after.get(i)
         ends[doc_id] = position + _CHAIN_SPACING
     return records
+
+
+def _doc_id(record: dict[str, Any]) -> str | int | float | None:
+    """The record's doc id when it is a plain value (one of another type is the core's to
+    judge, and its ``__eq__`` or ``__hash__`` is not to be trusted here)."""
+    value = record.get("doc_id")
+    return value if type(value) in (str, int, float) else None
 
 
 def to_nodes(
@@ -164,7 +172,7 @@ def to_nodes(
         if chunk.index is None:
             raise RuntimeError(f"chunk {chunk.id!r} lost its input index in the core")
         original = nodes[chunk.index]
-        node = _copy(original.node)
+        node = _copy(original.node, report, chunk)
         if chunk.text != node_text(original.node):  # merged, excerpted or cleaned by the core
             node.set_content(chunk.text)
             node.embedding = None  # it embedded the old text
@@ -214,11 +222,16 @@ def to_nodes(
     return out
 
 
-def _copy(node: BaseNode) -> BaseNode:
+def _copy(node: BaseNode, report: Report, chunk: Chunk) -> BaseNode:
     # An IndexNode's ``obj`` is a retriever or query engine, not data: shared, not cloned.
     obj = getattr(node, "obj", None)
     memo = {} if obj is None else {id(obj): obj}
-    return copy.deepcopy(node, memo)
+    try:
+        return copy.deepcopy(node, dict(memo))
+    except Exception:  # a metadata value that cannot be deep-copied: shared, and noted
+        shared = convention.copy_memo(node.metadata.values())
+        convention.note_shallow(report, chunk, [k for k, v in node.metadata.items() if id(v) in shared])
+        return copy.deepcopy(node, {**memo, **shared})
 
 
 _BREAKS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
