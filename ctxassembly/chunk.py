@@ -149,7 +149,7 @@ class Chunk:
         ):
             _check_offsets(start, end, chunk_id)
         if start is not None and end is not None and end < start:
-            raise ChunkError(f"end {end} is before start {start}", field="end", chunk=repr(chunk_id))
+            raise ChunkError(f"end {shown(end)} is before start {shown(start)}", field="end", chunk=repr(chunk_id))
         given_meta = get("meta")
         extra = data.keys() - _FIELD_NAMES
         if not extra and not given_meta:
