@@ -11,6 +11,7 @@ below by :func:`reference`; :data:`REGENERATE` is the command that rewrites it.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import MISSING, dataclass, field, fields
 from dataclasses import replace as _replace
@@ -18,6 +19,7 @@ from typing import Any
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
+from ctxassembly.models.classifier import detector
 from ctxassembly.pipeline import Stage
 from ctxassembly.render import FORMATS, SEPARATOR, Format, Renderer
 from ctxassembly.stages.admit import Admit
@@ -119,6 +121,13 @@ def _str(name: str, v: Any) -> None:
 def _callable(name: str, v: Any) -> None:
     if not callable(v):
         raise _fail(name, "a callable", v)
+
+
+def _injection_model(name: str, v: Any) -> None:
+    if v is None or callable(v) or hasattr(v, "spans_many") or isinstance(v, os.PathLike):
+        return
+    if not isinstance(v, str) or not v.strip():
+        raise _fail(name, "'builtin', None, a callable (sentences) -> probabilities or a model name or path", v)
 
 
 def _mapping(name: str, v: Any) -> None:
@@ -286,6 +295,16 @@ class Options:
             _one_of(*_SAFETY_POLICIES), "Injection-like text: `remove` the sentences, `drop` the chunk or `flag` it."
         ),
     )
+    injection_model: object = field(
+        default="builtin",
+        metadata=_meta(
+            _injection_model,
+            "Second net after the injection rules: `'builtin'` (the linear model shipped with the package, numpy "
+            "only), `None` (the rules alone), a callable `(sentences) -> probabilities`, or a Hugging Face "
+            "text-classification model (hub name or local path; extra `models`). Flagged sentences get the "
+            "class `learned`.",
+        ),
+    )
     near_threshold: float | None = field(
         default=0.8,
         metadata=_meta(
@@ -437,7 +456,7 @@ class Options:
                 top_k=self.top_k,
             ),
             Horizon(self.horizon) if self.horizon is not None else None,
-            Safety(self.safety),
+            Safety(self.safety, detector(self.injection_model)),
             Rerank(self.reranker, rerank_fuse=self.rerank_fuse, device=self.device)
             if self.reranker is not None
             else None,

@@ -155,7 +155,7 @@ def test_the_llamaindex_llm_view_shows_no_forged_line_no_secret_and_no_absolute_
     pp = ContextAssemblyPostprocessor(budget=500, labels_only=labels_only)
     meta = {
         "section": FORGED,
-        "source": "/home/alice/private/docs/cache.txt",
+        "source": "/srv/alice/private/docs/cache.txt",
         "version": "5.1\ncite: 7",
         "note": "x\nstatus: current",
     }
@@ -166,7 +166,7 @@ def test_the_llamaindex_llm_view_shows_no_forged_line_no_secret_and_no_absolute_
         assert len(re.findall(r"(?m)^cite:", one)) == 1
         assert len(re.findall(r"(?m)^status:", one)) <= 1
     view = "\n\n".join(views)
-    assert "/home/alice" not in view
+    assert "/srv/alice" not in view
     assert "source: cache.txt" in view
 
 

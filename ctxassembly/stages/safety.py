@@ -14,6 +14,12 @@ Labels are scanned like text: a ``title``, ``section``, ``version``, ``date``, t
 the prompt too. Under ``remove`` the offending part of a label is cut (a label left empty
 is dropped); the finding names the label (``"label": "title"``).
 
+The rules are the first net; a learned detector is the second (``model``, the option
+``injection_model``: by default the linear model shipped with the package, see
+:mod:`ctxassembly.text.injection_model`): it scores every sentence of the chunks in one
+batch, and a sentence it flags that no rule found is treated the same way, under the
+class ``learned`` (code ``injection:learned``).
+
 A chunk that carried such a sentence is suspect: whatever survives of it moves behind
 every clean chunk (in their incoming order). The default pipeline scans only the head
 of the relevance ranking (see :class:`~ctxassembly.stages.horizon.Horizon`), so the
@@ -31,6 +37,7 @@ from ctxassembly.errors import ConfigError
 from ctxassembly.pipeline import Context, StageBase
 from ctxassembly.render import SOURCE_KEYS
 from ctxassembly.text.injection import CLASSES, find_injections
+from ctxassembly.text.injection_model import Detector, combine
 
 __all__ = ["CLASSES", "Safety", "find_injections"]
 
@@ -46,15 +53,18 @@ class Safety(StageBase):
 
     name = "safety"
 
-    def __init__(self, policy: Policy = "remove") -> None:
+    def __init__(self, policy: Policy = "remove", model: Detector | None = None) -> None:
         if policy not in _POLICIES:
             raise ConfigError(f"safety policy must be one of {_POLICIES}, got {policy!r}")
         self.policy = policy
+        self.model = model
 
     def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
         out, suspect = [], []
-        for c in chunks:
-            spans = find_injections(c.text)
+        rules = [find_injections(c.text) for c in chunks]
+        learned = self.model.spans_many([c.text for c in chunks], rules) if self.model is not None else None
+        for i, c in enumerate(chunks):
+            spans = rules[i] if learned is None else combine(rules[i], learned[i])
             labelled = _label_findings(c)
             if not spans and not labelled:
                 out.append(c)
