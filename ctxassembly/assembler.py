@@ -12,7 +12,7 @@ from ctxassembly.chunk import LABEL_FIELDS, Chunk
 from ctxassembly.errors import ChunkError, ConfigError
 from ctxassembly.options import Options
 from ctxassembly.pipeline import Context, Stage
-from ctxassembly.render import Renderer, prompt
+from ctxassembly.render import Renderer, Spotlight, prompt
 from ctxassembly.report import Report
 from ctxassembly.tokens import get_counter
 
@@ -27,10 +27,12 @@ class Assembled:
     text: str
     report: Report
     question: str
+    #: how the documents' text was marked (option ``spotlight``), ``None`` when it was not
+    spotlight: Spotlight | None = None
 
     def prompt(self, instructions: str | None = None) -> str:
-        """Documents first, then instructions, then the question restated last."""
-        return prompt(self.text, self.question, instructions)
+        """Documents first, then instructions (with the spotlighting note), then the question."""
+        return prompt(self.text, self.question, instructions, "" if self.spotlight is None else self.spotlight.note())
 
 
 def to_chunks(items: Iterable[Chunk | Mapping[str, Any]], report: Report | None = None) -> list[Chunk]:
@@ -110,7 +112,7 @@ class Assembler:
         elif kw:
             options = options.replace(**kw)
         self.options = options
-        self.renderer = Renderer(options.format)
+        self.renderer = Renderer(options.format, options.spotlight)
         self.count_tokens = get_counter(options.tokenizer)
         if stages is not None:
             for s in stages:
@@ -161,12 +163,13 @@ class Assembler:
         )
         current = pipeline.run(self.stages, items, ctx)
         limit = budget - sum(pipeline.traits(s).reserve for s in self.stages)
-        final, text = pipeline.fit_rendered(current, ctx, self.renderer.render, limit)
+        renderer = self.renderer.for_call()  # a datamark drawn for this call
+        final, text = pipeline.fit_rendered(current, ctx, renderer.render, limit)
         report.finish(final, n_inputs)
         report.tokens_after = self.count_tokens(text) if final else 0
         top = [i for i, c in enumerate(final) if c.meta.get("relevance_rank") == 0]
         report.top_ranked_position = top[0] if top else None
-        return Assembled(chunks=final, text=text, report=report, question=question)
+        return Assembled(chunks=final, text=text, report=report, question=question, spotlight=renderer.spotlight)
 
     async def arun(
         self,

@@ -21,7 +21,7 @@ from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
 from ctxassembly.models.classifier import detector
 from ctxassembly.pipeline import Stage
-from ctxassembly.render import FORMATS, SEPARATOR, Format, Renderer
+from ctxassembly.render import FORMATS, SEPARATOR, SPOTLIGHTS, Format, Renderer, SpotlightMode
 from ctxassembly.stages.admit import Admit
 from ctxassembly.stages.arrange import ORDERS, Arrange, Order
 from ctxassembly.stages.dedup import Dedup
@@ -305,6 +305,15 @@ class Options:
             "class `learned`.",
         ),
     )
+    spotlight: SpotlightMode | None = field(
+        default=None,
+        metadata=_meta(
+            _optional(_one_of(*SPOTLIGHTS)),
+            "Spotlighting (Hines et al., 2024): `'datamark'` puts a marker drawn for each call in place of every "
+            "space of the documents' text, `'base64'` encodes it; `Assembled.prompt()` says what the marking "
+            "means. Costs tokens (benchmarks/README.md). `None`: the text as it is.",
+        ),
+    )
     near_threshold: float | None = field(
         default=0.8,
         metadata=_meta(
@@ -427,7 +436,7 @@ class Options:
         ``renderer`` and ``count_tokens`` are the assembler's (built from ``format`` and
         ``tokenizer`` when not given): select counts each chunk as it will be rendered.
         """
-        renderer = Renderer(self.format) if renderer is None else renderer
+        renderer = Renderer(self.format, self.spotlight) if renderer is None else renderer
         count_tokens = get_counter(self.tokenizer) if count_tokens is None else count_tokens
         compress = self._compress()
         excerpt = next((s for s in compress if isinstance(s, Excerpt)), None)

@@ -33,7 +33,7 @@ from pydantic import ConfigDict, Field, PrivateAttr, field_serializer, field_val
 from ctxassembly.assembler import Assembled, Assembler
 from ctxassembly.metadata import MetadataKeys, ScoreFrom, assembly_options, check_budget
 from ctxassembly.options import Options
-from ctxassembly.render import Format
+from ctxassembly.render import Format, Spotlight
 from ctxassembly.report import Report
 from ctxassembly.stages.arrange import Order
 from langchain_ctxassembly.mapping import to_documents, to_records
@@ -53,6 +53,8 @@ class Compressed(NamedTuple):
     documents: list[Document]
     context: str
     report: Report
+    #: how the context marks the documents' text (option ``spotlight``), else ``None``
+    spotlight: Spotlight | None = None
 
 
 class ContextAssemblyCompressor(BaseDocumentCompressor, Serializable):
@@ -223,7 +225,7 @@ class ContextAssemblyCompressor(BaseDocumentCompressor, Serializable):
     def _finish(self, result: Assembled, documents: Sequence[Document]) -> Compressed:
         self._last_report = result.report
         docs = to_documents(result.chunks, documents, result.report, self.keys, self.score_from)
-        return Compressed(docs, result.text, result.report)
+        return Compressed(docs, result.text, result.report, result.spotlight)
 
     def format_documents(self, documents: Sequence[Document]) -> str:
         """Render returned documents as the labelled context, in this compressor's format."""
