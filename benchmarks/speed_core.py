@@ -44,6 +44,9 @@ def clear_text_caches() -> None:
                 obj.cache_clear()
     for emb in list(models._SHARED.values()):
         emb.clear()
+    from ctxassembly.text.injection_model import builtin
+
+    builtin().clear()  # the learned injection model's spans
 
 
 def enlarged(record: dict, corpus: list[dict], n: int, rng: random.Random) -> list[dict]:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -47,6 +47,7 @@ _BITS = 18
 DIM = 1 << _BITS
 #: the character n-gram lengths
 NGRAMS = (3, 4, 5)
+_CACHE_SIZE = 16384  # texts whose spans are kept (the rules' cache holds as many)
 #: fewer words than this are never flagged by the model: an instruction needs a verb and
 #: what it acts on, and a fragment (a reST label, a bullet of one literal, a heading) has
 #: too few n-grams for its score to mean anything
@@ -179,6 +180,14 @@ class LinearModel:
     signal_weights: npt.NDArray[np.float32]
     bias: float
     threshold: float
+    # spans by (text, rule spans): retrieved chunks repeat across calls, as the rules' cache knows
+    _cache: dict[tuple[str, tuple[tuple[int, int, str], ...]], tuple[tuple[int, int, str], ...]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+
+    def clear(self) -> None:
+        """Forget the spans found so far (the next call sees its texts for the first time)."""
+        self._cache.clear()
 
     @classmethod
     def load(cls, path: str | Path) -> LinearModel:
@@ -259,6 +268,19 @@ class LinearModel:
         pair reaches it and neither does alone (an instruction split over two sentences)."""
         if not texts:
             return []
+        given = [tuple(r) for r in rule_spans] if rule_spans is not None else [() for _ in texts]
+        keys = list(zip(texts, given, strict=True))
+        missing = [i for i, k in enumerate(keys) if k not in self._cache]
+        if missing:
+            if len(self._cache) > _CACHE_SIZE:
+                self._cache.clear()
+            fresh = self._spans_many([texts[i] for i in missing], [given[i] for i in missing])
+            self._cache.update(zip([keys[i] for i in missing], fresh, strict=True))
+        return [self._cache[k] for k in keys]
+
+    def _spans_many(
+        self, texts: Sequence[str], rule_spans: Sequence[Sequence[tuple[int, int, str]]]
+    ) -> list[tuple[tuple[int, int, str], ...]]:
         offsets, at = [], len(_SEP)
         for text in texts:
             offsets.append(at)
