@@ -185,6 +185,13 @@ class LinearModel:
         default_factory=dict, compare=False, repr=False
     )
 
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        # the shipped model travels as a reference to itself (an assembler pickles small),
+        # any other as its weights; the span cache never travels
+        if self is builtin():
+            return (builtin, ())
+        return (LinearModel, (self.weights, self.signal_weights, self.bias, self.threshold))
+
     def clear(self) -> None:
         """Forget the spans found so far (the next call sees its texts for the first time)."""
         self._cache.clear()

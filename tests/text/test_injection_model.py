@@ -159,3 +159,14 @@ def test_false_flags_of_rules_and_model_stay_under_the_target_on_every_dev_corpu
             learned += model.spans_many(texts[i : i + 200], rules[i : i + 200])
         flagged = sum(bool(r) or bool(m) for r, m in zip(rules, learned, strict=True))
         assert flagged / len(texts) <= 0.002, name
+
+
+def test_the_shipped_model_pickles_as_a_reference_and_others_as_their_weights():
+    import pickle
+
+    assert pickle.loads(pickle.dumps(builtin())) is builtin()
+    assert len(pickle.dumps(builtin())) < 200
+    model = LinearModel(np.zeros(DIM, np.float32), np.array([1.0], np.float32), -2.0, 0.6)
+    back = pickle.loads(pickle.dumps(model))
+    assert back.threshold == pytest.approx(0.6)
+    assert back.spans("One two three four five six.") == ()
