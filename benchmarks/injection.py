@@ -41,6 +41,7 @@ from ctxassembly.pipeline import Context
 from ctxassembly.report import Report
 from ctxassembly.stages.safety import Safety
 from ctxassembly.text.injection import CLASSES, find_injections
+from ctxassembly.text.injection_model import builtin, combine
 from ctxassembly.tokens import get_counter
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -61,6 +62,13 @@ PLACEMENTS: dict[str, Callable[[str, str], str]] = {
     "start": lambda host, p: f"{p} {host}",
     "middle": lambda host, p: _middle(host, p),  # noqa: PLW0108 (a table of lambdas reads better)
     "code_comment": lambda host, p: f"{host.rstrip()}\n\n.. code-block:: python\n\n{_as_comment(p)}\n    x = 1\n",
+    # a paragraph after a line without final punctuation: a heading, a bullet, a code line
+    "after_heading": lambda host, p: f"{host.rstrip()}\n\nConfiguration notes\n-------------------\n\n{p}\n",
+    "after_md_heading": lambda host, p: f"## Configuration notes\n{p}\n\n{host}",
+    "after_bullet": lambda host, p: (
+        f"{host.rstrip()}\n\n* Fixed a crash in the loader\n* Added the ``--fast`` flag\n\n{p}\n"
+    ),
+    "after_code": lambda host, p: f"{host.rstrip()}\n\n.. code-block:: python\n\n    result = compute(data)\n\n{p}\n",
 }
 
 
@@ -90,11 +98,19 @@ def _ctx() -> Context:
     return Context(question="q", budget=1000, report=Report(question="q", budget=1000), count_tokens=get_counter())
 
 
+MODEL = True  # the learned second net too (--rules-only: the rules alone)
+
+
+def detect(text: str) -> tuple[tuple[int, int, str], ...]:
+    rules = find_injections(text)
+    return combine(rules, builtin().spans(text, rules)) if MODEL else rules
+
+
 def detection(payloads: list[dict[str, str]], hosts: list[str]) -> tuple[dict[str, Counter[str]], list[str]]:
     """Per class: planted / caught counts (and host text kept, in characters); the misses."""
     stats: dict[str, Counter[str]] = {}
     misses = []
-    safety = Safety()
+    safety = Safety(model=builtin() if MODEL else None)
     for rec in payloads:
         s = stats.setdefault(rec["class"], Counter())
         for place, plant in PLACEMENTS.items():
@@ -140,7 +156,7 @@ def false_positives(path: Path | None, verbose: bool) -> tuple[int, Counter[str]
     for row in read_jsonl(path) if path is not None else installed_docs():
         text = str(row["text"])
         n += 1
-        spans = find_injections(text)
+        spans = detect(text)
         if spans:
             flagged += 1
             by_class.update({cls for _, _, cls in spans})
@@ -158,7 +174,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--hosts", type=int, default=3, help="real chunks each payload is planted in")
     ap.add_argument("--installed", action="store_true", help="also: the READMEs of the installed distributions")
     ap.add_argument("-v", "--verbose", action="store_true", help="list every flagged sentence of the corpora")
+    ap.add_argument("--rules-only", action="store_true", help="the injection rules alone (no learned model)")
     args = ap.parse_args(argv)
+    global MODEL  # noqa: PLW0603 (a script's switch)
+    MODEL = not args.rules_only
 
     payloads = [{k: str(v) for k, v in r.items()} for r in read_jsonl(args.redteam)]
     hosts = [str(r["text"]) for r in read_jsonl(HOSTS) if 400 <= len(str(r["text"])) <= 1500][::37][: args.hosts]
@@ -186,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nnear misses: {len(benign)} sentences that describe what a class does")
     print("| near class | sentences | flagged |")
     print("|---|---:|---:|")
-    wrong = [b for b in benign if find_injections(b["text"])]
+    wrong = [b for b in benign if detect(b["text"])]
     for cls in CLASSES:
         n = sum(1 for b in benign if b["near"] == cls)
         print(f"| {cls} | {n} | {sum(1 for b in wrong if b['near'] == cls)} |")
@@ -197,8 +216,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.installed:
         corpora.append(None)
     print("\nfalse positives (chunks with anything flagged), by class")
-    print("| corpus | chunks | flagged | rate | " + " | ".join(CLASSES) + " | seconds |")
-    print("|---|---:|---:|---:|" + "---:|" * len(CLASSES) + "---:|")
+    print("| corpus | chunks | flagged | rate | " + " | ".join((*CLASSES, "learned")) + " | seconds |")
+    print("|---|---:|---:|---:|" + "---:|" * (len(CLASSES) + 1) + "---:|")
     for path in corpora:
         if args.verbose:
             print(f"  {path}:")
@@ -206,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
         name = (
             "installed READMEs" if path is None else path.parent.name if path.name.startswith("corpus") else path.name
         )
-        cells = " | ".join(str(by_class[c]) for c in CLASSES)
+        cells = " | ".join(str(by_class[c]) for c in (*CLASSES, "learned"))
         print(f"| {name} | {n} | {flagged} | {flagged / max(n, 1):.2%} | {cells} | {secs:.1f} |")
     return 1 if misses else 0
 

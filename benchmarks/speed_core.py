@@ -44,6 +44,9 @@ def clear_text_caches() -> None:
                 obj.cache_clear()
     for emb in list(models._SHARED.values()):
         emb.clear()
+    from ctxassembly.text.injection_model import builtin
+
+    builtin().clear()  # the learned injection model's spans
 
 
 def enlarged(record: dict, corpus: list[dict], n: int, rng: random.Random) -> list[dict]:
@@ -60,7 +63,9 @@ def main() -> None:
     ap.add_argument("--data", default=str(DATA / "django"), help="a corpus folder (questions, corpus)")
     ap.add_argument("--sizes", default="40,200,1000,10000")
     ap.add_argument("--budget", type=int, default=1000)
+    ap.add_argument("--rules-only", action="store_true", help="injection_model=None: the injection rules alone")
     args = ap.parse_args()
+    options = {"injection_model": None} if args.rules_only else {}
     records = load_records(Path(args.data) / "questions.jsonl.gz")
     corpus = load_corpus(args.data)
     for c in corpus:
@@ -70,12 +75,12 @@ def main() -> None:
     for n in (int(s) for s in args.sizes.split(",")):
         questions = records if n <= 1000 else records[:5]
         lists = [(r, enlarged(r, corpus, n, rng)) for r in questions]
-        Assembler().run(lists[0][0]["question"], lists[0][1], budget=args.budget)  # warm-up: imports, tokenizer
+        Assembler(**options).run(lists[0][0]["question"], lists[0][1], budget=args.budget)  # warm-up: imports
         cold, times, stages = [], [], {}
         for r, cands in lists:
             tv = r["target_version"] if r["version_explicit"] else None
             clear_text_caches()
-            assembler = Assembler()  # its token counter's cache is new too
+            assembler = Assembler(**options)  # its token counter's cache is new too
             for out in (cold, times):  # first sight of these texts, then the same list again
                 t0 = time.perf_counter()
                 res = assembler.run(r["question"], cands, budget=args.budget, target_version=tv)
@@ -86,7 +91,7 @@ def main() -> None:
         stage_ms[n] = {k: statistics.median(v) for k, v in stages.items()}
         clear_text_caches()
         tracemalloc.start()
-        Assembler().run(lists[0][0]["question"], lists[0][1], budget=args.budget)
+        Assembler(**options).run(lists[0][0]["question"], lists[0][1], budget=args.budget)
         peak = tracemalloc.get_traced_memory()[1] / 2**20
         tracemalloc.stop()
         times.sort()

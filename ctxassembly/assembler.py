@@ -14,7 +14,7 @@ from ctxassembly.errors import ChunkError, ConfigError
 from ctxassembly.kinds import Reason
 from ctxassembly.options import Options
 from ctxassembly.pipeline import Context, Stage
-from ctxassembly.render import Renderer, prompt
+from ctxassembly.render import Renderer, Spotlight, prompt
 from ctxassembly.report import Report
 from ctxassembly.tokens import get_counter
 
@@ -29,10 +29,12 @@ class Assembled:
     text: str
     report: Report
     question: str
+    #: how the documents' text was marked (option ``spotlight``), ``None`` when it was not
+    spotlight: Spotlight | None = None
 
     def prompt(self, instructions: str | None = None) -> str:
-        """Documents first, then instructions, then the question restated last."""
-        return prompt(self.text, self.question, instructions)
+        """Documents first, then instructions (with the spotlighting note), then the question."""
+        return prompt(self.text, self.question, instructions, "" if self.spotlight is None else self.spotlight.note())
 
 
 def to_chunks(items: Iterable[Chunk | Mapping[str, Any]], report: Report | None = None) -> list[Chunk]:
@@ -119,7 +121,7 @@ class Assembler:
         elif kw:
             options = options.replace(**kw)
         self.options = options
-        self.renderer = Renderer(options.format)
+        self.renderer = Renderer(options.format, options.spotlight)
         self.count_tokens = get_counter(options.tokenizer)
         if stages is not None:
             for s in stages:
@@ -172,9 +174,10 @@ class Assembler:
         current = pipeline.run(self.stages, items, ctx)
         limit = budget - sum(pipeline.traits(s).reserve for s in self.stages)
         ledger = report.ledger
+        renderer = self.renderer.for_call()  # a datamark drawn for this call
 
         def render(chunks: Sequence[Chunk]) -> str:
-            return self.renderer.render(chunks, statuses=[ledger.status(c) for c in chunks])
+            return renderer.render(chunks, statuses=[ledger.status(c) for c in chunks])
 
         final, text = pipeline.fit_rendered(current, ctx, render, limit)
         report.finish(final, n_inputs)
@@ -183,7 +186,13 @@ class Assembler:
         top = [i for i, c in enumerate(final) if ledger[c.index].rank == 0]
         report.top_ranked_position = top[0] if top else None
         ledger.settle()
-        return Assembled(chunks=[ledger.returned(c) for c in final], text=text, report=report, question=question)
+        return Assembled(
+            chunks=[ledger.returned(c) for c in final],
+            text=text,
+            report=report,
+            question=question,
+            spotlight=renderer.spotlight,
+        )
 
     async def arun(
         self,

@@ -9,7 +9,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from ctxassembly.errors import ChunkError
+from ctxassembly.errors import ChunkError, shown
 
 __all__ = ["Chunk", "FrozenMeta"]
 
@@ -124,8 +124,8 @@ class Chunk:
             if index is None:
                 raise ChunkError("missing (expected a string)", field="id", chunk=_where(data, index))
             chunk_id = f"#{index}"
-        elif isinstance(raw_id, (str, int)) and not isinstance(raw_id, bool):
-            chunk_id = str(raw_id)
+        elif _plain_id(raw_id):
+            chunk_id = str.__str__(raw_id) if isinstance(raw_id, str) else str(int(raw_id))
         else:
             raise ChunkError(f"expected str, got {type(raw_id).__name__}", field="id", chunk=_where(data, index))
         score = get("score")
@@ -150,7 +150,7 @@ class Chunk:
         ):
             _check_offsets(start, end, chunk_id)
         if start is not None and end is not None and end < start:
-            raise ChunkError(f"end {end} is before start {start}", field="end", chunk=repr(chunk_id))
+            raise ChunkError(f"end {shown(end)} is before start {shown(start)}", field="end", chunk=repr(chunk_id))
         given_meta = get("meta")
         extra = data.keys() - _FIELD_NAMES
         if not extra and not given_meta:
@@ -208,6 +208,12 @@ _NO_META = FrozenMeta()  # immutable, so one empty instance serves every chunk w
 _FIELD_NAMES = frozenset(f.name for f in fields(Chunk))
 
 
+def _plain_id(value: object) -> bool:
+    """A str (a subclass is read as the str it holds: its own ``__str__`` may do anything)
+    or an int short enough to print (``str()`` refuses past 4,300 digits)."""
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool) and abs(value) < 10**100)
+
+
 def _where(data: object, index: int | None) -> str:
     if isinstance(data, Mapping) and isinstance(data.get("id"), str):
         return repr(data["id"])
@@ -220,7 +226,10 @@ def _check_str(name: str, value: object, chunk_id: str) -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return str(value)
+        try:
+            return str(value)
+        except ValueError:  # an int past Python's 4,300 digits: no label anyone can read
+            pass
     path = os.fspath(value) if isinstance(value, os.PathLike) else None
     if isinstance(path, str):
         return path
@@ -228,13 +237,17 @@ def _check_str(name: str, value: object, chunk_id: str) -> str:
         return value.isoformat()
     if isinstance(value, (list, tuple)) and len(value) == 1 and isinstance(value[0], str):
         return value[0]
-    raise ChunkError(f"expected str or None, got {type(value).__name__} {value!r}", field=name, chunk=repr(chunk_id))
+    raise ChunkError(
+        f"expected str or None, got {type(value).__name__} {shown(value)}", field=name, chunk=repr(chunk_id)
+    )
 
 
 def _check_offsets(start: object, end: object, chunk_id: str) -> None:
     for name, value in (("start", start), ("end", end)):
         if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
-            raise ChunkError(f"expected a non-negative int or None, got {value!r}", field=name, chunk=repr(chunk_id))
+            raise ChunkError(
+                f"expected a non-negative int or None, got {shown(value)}", field=name, chunk=repr(chunk_id)
+            )
 
 
 def _check_score(score: object, chunk_id: str) -> float | None:
@@ -242,22 +255,28 @@ def _check_score(score: object, chunk_id: str) -> float | None:
         return None
     if isinstance(score, bool) or not isinstance(score, (int, float)):
         raise ChunkError(
-            f"expected a number or None, got {type(score).__name__} {score!r}",
+            f"expected a number or None, got {type(score).__name__} {shown(score)}",
             field="score",
             chunk=repr(chunk_id),
         )
-    if math.isnan(score):
+    try:
+        value = float(score)
+    except OverflowError:
+        raise ChunkError(
+            f"got {shown(score)}; scores must be finite floats", field="score", chunk=repr(chunk_id)
+        ) from None
+    if math.isnan(value):
         raise ChunkError("got NaN; pass None for 'no score'", field="score", chunk=repr(chunk_id))
-    if math.isinf(score):
-        raise ChunkError(f"got {score}; scores must be finite", field="score", chunk=repr(chunk_id))
-    return float(score)
+    if math.isinf(value):
+        raise ChunkError(f"got {value}; scores must be finite", field="score", chunk=repr(chunk_id))
+    return value
 
 
 def _check_meta(meta: Mapping[str, Any], chunk_id: str) -> dict[str, Any]:
     for key in meta:
         if not isinstance(key, str):
             raise ChunkError(
-                f"metadata keys must be strings, got {type(key).__name__} {key!r}",
+                f"metadata keys must be strings, got {type(key).__name__} {shown(key)}",
                 field="meta",
                 chunk=repr(chunk_id),
             )

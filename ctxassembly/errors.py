@@ -2,6 +2,28 @@
 
 from __future__ import annotations
 
+import math
+
+__all__ = ["ChunkError", "ConfigError", "MissingExtraError", "shown"]
+
+
+def shown(value: object, limit: int = 80) -> str:
+    """``repr(value)`` for an error message, never failing and at most ``limit`` characters.
+
+    A value whose ``__repr__`` raises shows its type; an int too long to print (Python
+    refuses past 4,300 digits) shows its size.
+
+    >>> shown("x" * 100, 10), shown(10**5000)
+    ("'xxxxxxxx…", 'int of 5001 digits')
+    """
+    try:
+        text = repr(value)
+    except Exception:  # any __repr__ may raise, and so does an int's past 4,300 digits
+        if isinstance(value, int):
+            return f"int of {int(math.log10(abs(value))) + 1} digits"
+        return f"<{type(value).__name__} object (its repr raised)>"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
 
 class ChunkError(ValueError):
     """A candidate chunk is malformed: the message names the field and the chunk."""

@@ -22,6 +22,7 @@ __all__ = [
     "ORDERS",
     "SAFETY_MODES",
     "SIGNALS",
+    "SPOTLIGHTS",
     "VERSION_POLICIES",
     "AbsentPolicy",
     "Format",
@@ -30,6 +31,7 @@ __all__ = [
     "Reason",
     "SafetyMode",
     "Signal",
+    "SpotlightMode",
     "Status",
     "VersionPolicy",
     "one_of",
@@ -47,6 +49,9 @@ VERSION_POLICIES: tuple[VersionPolicy, ...] = get_args(VersionPolicy)
 #: what the version stage does when the version asked for is among no candidate's versions
 AbsentPolicy = Literal["latest", "empty", "error"]
 ABSENT_POLICIES: tuple[AbsentPolicy, ...] = get_args(AbsentPolicy)
+#: how untrusted document text is marked in the context (spotlighting; None: not marked)
+SpotlightMode = Literal["datamark", "base64"]
+SPOTLIGHTS: tuple[SpotlightMode, ...] = get_args(SpotlightMode)
 #: what becomes of a chunk with injection-like text (the safety stage)
 SafetyMode = Literal["remove", "drop", "flag"]
 SAFETY_MODES: tuple[SafetyMode, ...] = get_args(SafetyMode)

@@ -23,8 +23,10 @@ Framework-neutral: nothing here imports LangChain or LlamaIndex.
 
 from __future__ import annotations
 
+import contextlib
+import copy
 import numbers
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, Literal
 
@@ -232,7 +234,9 @@ def to_record(
             if value < 0:
                 continue
         elif name == "score" and isinstance(value, numbers.Real) and not isinstance(value, bool):
-            value = float(value)
+            # an int past the float range stays as it is: the core's check names the field
+            with contextlib.suppress(OverflowError, ValueError, TypeError):
+                value = float(value)
         values[name] = value
     if isinstance(values.get("start"), int) and "end" not in values:
         values["end"] = values["start"] + len(text)
@@ -341,3 +345,36 @@ def assembly_options(fields: Mapping[str, Any], options: Mapping[str, Any], *, o
     if clash:
         raise ConfigError(f"set {', '.join(clash)} as a field of {owner}, not in options")
     return Options.from_mapping({"merge_gap": ADJACENT_GAP, **fields, **options})
+
+
+def copy_memo(values: Iterable[Any]) -> dict[int, Any]:
+    """A :func:`copy.deepcopy` memo that shares the ``values`` that cannot be deep-copied.
+
+    An adapter deep-copies what it hands back (the caller's objects are never touched); a
+    metadata value whose ``__deepcopy__`` raises (a lock, a generator, a client, an object
+    that forbids it) is shared instead of failing the call: a shallow copy for that value,
+    every other value still deep-copied. The memo maps ``id(value)`` to the value itself.
+    """
+    memo: dict[int, Any] = {}
+    for value in values:
+        try:
+            copy.deepcopy(value)
+        except Exception:  # any __deepcopy__ / __reduce__ may raise
+            memo[id(value)] = value
+    return memo
+
+
+def copy_metadata(metadata: Mapping[str, Any], report: Report, chunk: Chunk) -> dict[str, Any]:
+    """A deep copy of ``metadata``; the values that cannot be deep-copied are shared, and the
+    report notes them (``shallow_copy``, the keys named)."""
+    try:
+        return copy.deepcopy(dict(metadata))
+    except Exception:  # any __deepcopy__ may raise: see copy_memo
+        memo = copy_memo(metadata.values())
+        note_shallow(report, chunk, [k for k, v in metadata.items() if id(v) in memo])
+        return copy.deepcopy(dict(metadata), memo)
+
+
+def note_shallow(report: Report, chunk: Chunk, keys: Sequence[str]) -> None:
+    """Record that the values under ``keys`` were shared with the caller, not copied."""
+    report.note("adapter", "shallow_copy", id=chunk.id, index=chunk.index, keys=list(keys))

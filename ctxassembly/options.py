@@ -26,15 +26,18 @@ from ctxassembly.kinds import (
     ORDERS,
     SAFETY_MODES,
     SIGNALS,
+    SPOTLIGHTS,
     VERSION_POLICIES,
     AbsentPolicy,
     Format,
     NonePolicy,
     Order,
     SafetyMode,
+    SpotlightMode,
     VersionPolicy,
     one_of,
 )
+from ctxassembly.models.classifier import detector
 from ctxassembly.pipeline import Stage
 from ctxassembly.render import SEPARATOR, Renderer
 from ctxassembly.stages.admit import Admit
@@ -134,6 +137,13 @@ def _str(name: str, v: Any) -> None:
 def _callable(name: str, v: Any) -> None:
     if not callable(v):
         raise _fail(name, "a callable", v)
+
+
+def _injection_model(name: str, v: Any) -> None:
+    if v is None or callable(v) or hasattr(v, "spans_many") or isinstance(v, os.PathLike):
+        return
+    if not isinstance(v, str) or not v.strip():
+        raise _fail(name, "'builtin', None, a callable (sentences) -> probabilities or a model name or path", v)
 
 
 def _mapping(name: str, v: Any) -> None:
@@ -326,6 +336,25 @@ class Options:
             _one_of(*SAFETY_MODES), "Injection-like text: `remove` the sentences, `drop` the chunk or `flag` it."
         ),
     )
+    injection_model: object = field(
+        default="builtin",
+        metadata=_meta(
+            _injection_model,
+            "Second net after the injection rules: `'builtin'` (the linear model shipped with the package, numpy "
+            "only), `None` (the rules alone), a callable `(sentences) -> probabilities`, or a Hugging Face "
+            "text-classification model (hub name or local path; extra `models`). Flagged sentences get the "
+            "class `learned`.",
+        ),
+    )
+    spotlight: SpotlightMode | None = field(
+        default=None,
+        metadata=_meta(
+            _optional(_one_of(*SPOTLIGHTS)),
+            "Spotlighting (Hines et al., 2024): `'datamark'` puts a marker drawn for each call in place of every "
+            "space of the documents' text, `'base64'` encodes it; `Assembled.prompt()` says what the marking "
+            "means. Costs tokens (benchmarks/README.md). `None`: the text as it is.",
+        ),
+    )
     near_threshold: float | None = field(
         default=0.8,
         metadata=_meta(
@@ -474,7 +503,7 @@ class Options:
         ``renderer`` and ``count_tokens`` are the assembler's (built from ``format`` and
         ``tokenizer`` when not given): select counts each chunk as it will be rendered.
         """
-        renderer = Renderer(self.format) if renderer is None else renderer
+        renderer = Renderer(self.format, self.spotlight) if renderer is None else renderer
         count_tokens = get_counter(self.tokenizer) if count_tokens is None else count_tokens
         compress = self._compress()
         excerpt = next((s for s in compress if isinstance(s, Excerpt)), None)
@@ -504,7 +533,7 @@ class Options:
                 top_k=self.top_k,
             ),
             Horizon(self.horizon) if self.horizon is not None else None,
-            Safety(self.safety),
+            Safety(self.safety, detector(self.injection_model)),
             Rerank(self.reranker, rerank_fuse=self.rerank_fuse, device=self.device)
             if self.reranker is not None
             else None,

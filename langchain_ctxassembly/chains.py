@@ -45,7 +45,10 @@ def assemble_step(compressor: ContextAssemblyCompressor) -> Runnable[dict[str, A
 
     def _out(question: str, done: Compressed) -> dict[str, Any]:
         # the context the core rendered and counted against the budget: no second render
-        return {"question": question, "context": done.context, "documents": done.documents}
+        out = {"question": question, "context": done.context, "documents": done.documents}
+        if done.spotlight is not None:  # the instructions say what the documents' marking means
+            out["instructions"] = f"{DEFAULT_INSTRUCTIONS} {done.spotlight.note()}"
+        return out
 
     def assemble(inputs: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:
         question = inputs["question"]

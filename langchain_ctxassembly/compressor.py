@@ -34,6 +34,7 @@ from ctxassembly.assembler import Assembled, Assembler
 from ctxassembly.kinds import Format, Order
 from ctxassembly.metadata import MetadataKeys, ScoreFrom, assembly_options, check_budget
 from ctxassembly.options import Options
+from ctxassembly.render import Spotlight
 from ctxassembly.report import Report
 from langchain_ctxassembly.mapping import to_documents, to_records
 from langchain_ctxassembly.render import format_documents
@@ -52,6 +53,8 @@ class Compressed(NamedTuple):
     documents: list[Document]
     context: str
     report: Report
+    #: how the context marks the documents' text (option ``spotlight``), else ``None``
+    spotlight: Spotlight | None = None
 
 
 class ContextAssemblyCompressor(BaseDocumentCompressor, Serializable):
@@ -222,7 +225,7 @@ class ContextAssemblyCompressor(BaseDocumentCompressor, Serializable):
     def _finish(self, result: Assembled, documents: Sequence[Document]) -> Compressed:
         self._last_report = result.report
         docs = to_documents(result.chunks, documents, result.report, self.keys, self.score_from)
-        return Compressed(docs, result.text, result.report)
+        return Compressed(docs, result.text, result.report, result.spotlight)
 
     def format_documents(self, documents: Sequence[Document]) -> str:
         """Render returned documents as the labelled context, in this compressor's format."""

@@ -9,12 +9,12 @@ in the report), never the call.
 
 The returned documents are new ``Document`` objects: the same ``id``, the assembled text
 (merged, excerpted or sanitised by the pipeline), a deep copy of the input document's
-metadata and the flat ``assembly_*`` keys (:data:`ctxassembly.metadata.OUTPUT_KEYS`).
+metadata (a value that cannot be deep-copied is shared, and the report notes it:
+``shallow_copy``) and the flat ``assembly_*`` keys (:data:`ctxassembly.metadata.OUTPUT_KEYS`).
 """
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
 from typing import Any
 
@@ -92,7 +92,7 @@ def to_documents(
         if chunk.index is None:
             raise RuntimeError(f"chunk {chunk.id!r} has no input index; it did not come from to_chunks")
         source = documents[chunk.index]
-        metadata = copy.deepcopy(dict(source.metadata or {}))
+        metadata = convention.copy_metadata(source.metadata or {}, report, chunk)
         score_key = next((k for k in keys.score if metadata.get(k) is not None), None)
         given = metadata.get(score_key) if score_key is not None else None
         metadata.update(convention.facts(chunk, position, report, call, given))

@@ -19,9 +19,9 @@ from langchain_core.documents import Document
 from langchain_core.runnables import RunnableLambda
 
 from ctxassembly.chunk import Chunk, FrozenMeta
-from ctxassembly.kinds import Format
+from ctxassembly.kinds import Format, SpotlightMode
 from ctxassembly.metadata import CHUNK_ID, CITE, LABELS, MetadataKeys
-from ctxassembly.render import Renderer
+from ctxassembly.render import Renderer, Spotlight
 from langchain_ctxassembly.mapping import to_chunk
 
 __all__ = ["format_documents", "render_documents"]
@@ -51,15 +51,19 @@ def format_documents(
     documents: Sequence[Document],
     fmt: Format = "xml",
     keys: MetadataKeys | None = None,
+    spotlight: SpotlightMode | Spotlight | None = None,
 ) -> str:
     """The context block for ``documents``, in their order.
 
     :param fmt: ``xml`` (``<document id="1" title=.. version=.. status=..>``), ``evidence``
         or ``plain``; use the compressor's format so the budget holds.
+    :param spotlight: ``"datamark"``, ``"base64"`` or a :class:`~ctxassembly.render.Spotlight`
+        (the compressor's ``Compressed.spotlight``, to mark as its context did): the text of
+        every document is marked; say what that means in the prompt (``Spotlight.note()``).
     :raises ChunkError: a document that cannot be mapped (names the document and field).
     :raises ConfigError: an unknown format.
     """
-    renderer = Renderer(fmt)
+    renderer = Renderer(fmt, spotlight)
     keys = MetadataKeys() if keys is None else keys
     pairs = [_labelled(d, i, keys) for i, d in enumerate(documents)]
     positions = [p for _, p in pairs]

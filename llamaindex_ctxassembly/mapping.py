@@ -24,14 +24,19 @@ every decision is the core's. The metadata convention is the one both adapters s
   (``score_from="assembly"``: the assembly's), its metadata extended with the labels the
   LLM reads (the citation id under ``cite``, ``"1"`` for the first node: a reply's ``[1]``
   maps back to that node's ``node_id`` and ``assembly_chunk_id``; for a node without a title
-  the ``source`` the core shows, the file name of ``file_path`` or the ``url``, a ``source``
-  the node already has staying as it is; a version the core found in a path or URL; the
-  status) and the ``assembly_*`` facts, which are hidden from the LLM and embedding views.
+  the ``source`` the core shows, the file name of ``file_path`` or the ``url``; a version
+  the core found in a path or URL; the status) and the ``assembly_*`` facts, which are
+  hidden from the LLM and embedding views. The label keys hold the labels as the core
+  shows them (one line, no bidi controls, a URL without credentials or secret query
+  parameters, a path as its file name, what the safety stage cut gone): a node's own
+  absolute ``source`` path or a ``title`` that forges ``cite:`` lines never reaches the
+  LLM view. With ``labels_only=False`` the other keys are shown as given, each on one line.
 """
 
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -41,7 +46,7 @@ from ctxassembly import metadata as convention
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ChunkError
 from ctxassembly.metadata import OUTPUT_KEYS, MetadataKeys, ScoreFrom
-from ctxassembly.render import labels
+from ctxassembly.render import LABELS, labels
 from ctxassembly.report import Report
 
 __all__ = ["MetadataKeys", "node_text", "nodes_to_chunks", "to_nodes"]
@@ -110,25 +115,26 @@ def place_linked(nodes: Sequence[NodeWithScore], records: list[dict[str, Any]]) 
     Only documents with no offsets at all among the candidates are placed, so positions
     never mix with real ones. Returns ``records`` with those offsets set.
     """
-    with_offsets = {r.get("doc_id") for r in records if "start" in r}
+    docs = [_doc_id(r) for r in records]
+    with_offsets = {d for d, r in zip(docs, records, strict=True) if "start" in r}
     eligible = {
         item.node.node_id: i
         for i, item in enumerate(nodes)
-        if "start" not in records[i] and records[i].get("doc_id") not in (None, *with_offsets)
+        if "start" not in records[i] and docs[i] is not None and docs[i] not in with_offsets
     }
     after: dict[int, int] = {}  # position -> position of its linked next neighbour
     for i in eligible.values():
         node = nodes[i].node
         for info, forward in ((node.next_node, True), (node.prev_node, False)):
             j = eligible.get(info.node_id) if info is not None else None
-            if j is None or j == i or records[j].get("doc_id") != records[i].get("doc_id"):
+            if j is None or j == i or docs[j] != docs[i]:
                 continue
             after.setdefault(*((i, j) if forward else (j, i)))
     followers = set(after.values())
     done: set[int] = set()
     ends: dict[Any, int] = {}  # doc_id -> where its next chain may start
     for head in sorted(i for i in after if i not in followers):
-        doc_id = records[head]["doc_id"]
+        doc_id = docs[head]
         position = ends.get(doc_id, 0)
         link: int | None = head
         while link is not None and link not in done:
@@ -140,6 +146,13 @@ def place_linked(nodes: Sequence[NodeWithScore], records: list[dict[str, Any]]) 
             link = after.get(i)
         ends[doc_id] = position + _CHAIN_SPACING
     return records
+
+
+def _doc_id(record: dict[str, Any]) -> str | int | float | None:
+    """The record's doc id when it is a plain value (one of another type is the core's to
+    judge, and its ``__eq__`` or ``__hash__`` is not to be trusted here)."""
+    value = record.get("doc_id")
+    return value if type(value) in (str, int, float) else None
 
 
 def to_nodes(
@@ -164,7 +177,7 @@ def to_nodes(
         if chunk.index is None:
             raise RuntimeError(f"chunk {chunk.id!r} lost its input index in the core")
         original = nodes[chunk.index]
-        node = _copy(original.node)
+        node = _copy(original.node, report, chunk)
         if chunk.text != node_text(original.node):  # merged, excerpted or cleaned by the core
             node.set_content(chunk.text)
             node.embedding = None  # it embedded the old text
@@ -182,16 +195,27 @@ def to_nodes(
         if chunk.meta.get("status") is not None:
             meta[keys.status] = chunk.meta["status"]
         meta.update(convention.facts(chunk, position, report, call, original.score))
-        # labels first, in the core's order, so the LLM view reads like the core's labels;
-        # the source key only when the core showed a source (a titled node's stays hidden)
-        visible = [k for k in keys.labels() if k != keys.source or "source" in shown]
+        # The label keys hold the labels as the core rendered and counted them (one line,
+        # no bidi controls, a URL without credentials, a path as its file name, the part
+        # the safety stage cut gone); a label the core does not show is hidden from the LLM
+        # (a titled node's source, a title that was all injection).
+        label_keys = dict(zip(LABELS, keys.labels(), strict=True))
+        for name, key in label_keys.items():
+            if name in shown and key in meta:
+                meta[key] = _one_line(shown[name])
+        visible = [k for n, k in label_keys.items() if n in shown]
+        unshown = [k for n, k in label_keys.items() if n not in shown]
         first = {k: meta[k] for k in visible if k in meta}
         node.metadata = {**first, **{k: v for k, v in meta.items() if k not in first}}
         if labels_only:
             # What the LLM reads is what the core counted against the budget: the labels.
             node.excluded_llm_metadata_keys = [k for k in node.metadata if k not in visible]
         else:
-            node.excluded_llm_metadata_keys = _union(node.excluded_llm_metadata_keys, OUTPUT_KEYS)
+            excluded = _union(node.excluded_llm_metadata_keys, (*OUTPUT_KEYS, *unshown))
+            node.excluded_llm_metadata_keys = excluded
+            # the caller's other keys are shown as given, on one line each: a value cannot
+            # start a forged ``cite:`` or ``status:`` line
+            node.metadata = {k: (_one_line(v) if k not in excluded else v) for k, v in node.metadata.items()}
         hidden = (*OUTPUT_KEYS, keys.status, keys.cite)  # the citation id is a position, not content
         node.excluded_embed_metadata_keys = _union(node.excluded_embed_metadata_keys, hidden)
         if text_template is not None and isinstance(node, (TextNode, Node)):  # the node kinds that have one
@@ -203,11 +227,29 @@ def to_nodes(
     return out
 
 
-def _copy(node: BaseNode) -> BaseNode:
+def _copy(node: BaseNode, report: Report, chunk: Chunk) -> BaseNode:
     # An IndexNode's ``obj`` is a retriever or query engine, not data: shared, not cloned.
     obj = getattr(node, "obj", None)
     memo = {} if obj is None else {id(obj): obj}
-    return copy.deepcopy(node, memo)
+    try:
+        return copy.deepcopy(node, dict(memo))
+    except Exception:  # a metadata value that cannot be deep-copied: shared, and noted
+        shared = convention.copy_memo(node.metadata.values())
+        convention.note_shallow(report, chunk, [k for k, v in node.metadata.items() if id(v) in shared])
+        return copy.deepcopy(node, {**memo, **shared})
+
+
+_BREAKS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def _one_line(value: object) -> object:
+    """``value`` as LlamaIndex's ``{key}: {value}`` template may show it: unchanged when its
+    text is one line, else that text with every line break and control character a space."""
+    try:
+        text = value if isinstance(value, str) else str(value)
+    except Exception:
+        return f"<{type(value).__name__}>"
+    return _BREAKS.sub(" ", text) if _BREAKS.search(text) else value
 
 
 def _union(first: Iterable[str], second: Iterable[str]) -> list[str]:

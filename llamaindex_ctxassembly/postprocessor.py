@@ -23,7 +23,7 @@ from typing import Any
 from llama_index.core.bridge.pydantic import ConfigDict, Field, PrivateAttr, field_serializer, field_validator
 from llama_index.core.instrumentation import get_dispatcher
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
-from llama_index.core.schema import NodeWithScore, QueryBundle
+from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
 
 from ctxassembly.assembler import Assembled, Assembler
 from ctxassembly.errors import ConfigError
@@ -34,6 +34,7 @@ from ctxassembly.metadata import (
     assembly_options,
     check_budget,
 )
+from ctxassembly.render import Spotlight
 from ctxassembly.report import Report
 from llamaindex_ctxassembly.events import ContextAssemblyEvent
 from llamaindex_ctxassembly.mapping import nodes_to_chunks, to_nodes
@@ -174,6 +175,8 @@ class ContextAssemblyPostprocessor(BaseNodePostprocessor):
             text_template=self.text_template,
             metadata_template=self.metadata_template,
         )
+        if assembled.spotlight is not None:
+            spotlight_nodes(out, assembled.spotlight)
         self._last_report = assembled.report
         event = ContextAssemblyEvent(
             question=assembled.question,
@@ -181,6 +184,23 @@ class ContextAssemblyPostprocessor(BaseNodePostprocessor):
             node_ids=[n.node.node_id for n in out],
         )
         return out, event
+
+
+#: the metadata key of the first node that tells the LLM what the marking means
+SPOTLIGHT_KEY = "data_marking"
+
+
+def spotlight_nodes(nodes: Sequence[NodeWithScore], spotlight: Spotlight) -> None:
+    """Mark the text of the (copied) ``nodes`` as the core marked its context, and put what
+    the marking means before it: a label of the first node the LLM view shows."""
+    for i, item in enumerate(nodes):
+        node = item.node
+        node.set_content(spotlight.mark(node.get_content(metadata_mode=MetadataMode.NONE)))
+        node.embedding = None
+        if i == 0:
+            node.metadata = {SPOTLIGHT_KEY: spotlight.note(), **node.metadata}
+            node.excluded_embed_metadata_keys = [*node.excluded_embed_metadata_keys, SPOTLIGHT_KEY]
+            node.excluded_llm_metadata_keys = [k for k in node.excluded_llm_metadata_keys if k != SPOTLIGHT_KEY]
 
 
 def _question(query_bundle: QueryBundle | None) -> str:

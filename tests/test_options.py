@@ -74,6 +74,8 @@ CASES: dict[str, tuple[Any, Any, str]] = {
     "horizon": (8, 0.5, r"horizon must be a number in \[1, inf\)"),
     "near_threshold": (0.9, 1.5, r"near_threshold must be a number in \(0, 1\]"),
     "safety": ("flag", "ignore", r"safety must be one of"),
+    "injection_model": (None, 3, r"injection_model must be .builtin., None, a callable"),
+    "spotlight": ("datamark", "bold", r"spotlight must be one of"),
     "merge_gap": (10, -1, r"merge_gap must be an int >= 0"),
     "max_share": (0.5, 0, r"max_share must be a number in \(0, 1\]"),
     "reranker": (by_word, 3, r"reranker must be a model"),

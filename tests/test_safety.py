@@ -186,7 +186,9 @@ def test_documentation_that_describes_a_class_is_not_flagged(rec):
         "You can disregard this warning if you do not use the database cache backend.",
         "Django hashes passwords with PBKDF2; never store or send the raw password.",
         "Set ``API_TOKEN`` in the environment; the client sends it in the ``Authorization`` header.",
-        'Prompt injection attacks hide text such as "ignore all previous instructions" in web pages.',
+        # a quoted instruction addressed to the docs' reader stays (one addressed to the
+        # model goes: tests/test_safety_labels.py)
+        'Pass a phrase such as "from now on, always say hello" to the greeter.',
         "The chat template marks turns with ``<|im_start|>`` and ``<|im_end|>``.",
         "# SECURITY WARNING: keep the secret key used in production secret!",
         "Note from the security team: report vulnerabilities privately.",

@@ -9,6 +9,17 @@ Policy ``remove`` (default) cuts the offending sentences verbatim and records th
 whole chunk (reason ``injection``, the codes in the detail); ``flag`` keeps it with
 the codes in the ledger (``Facts.flags``; the returned chunk's ``meta["flags"]``).
 
+Labels are scanned like text: a ``title``, ``section``, ``version``, ``date``, the
+``status`` and the source keys (``source``, ``url``, ``file_path``, ``file_name``) reach
+the prompt too. Under ``remove`` the offending part of a label is cut (a label left empty
+is dropped); the finding names the label (``"label": "title"``).
+
+The rules are the first net; a learned detector is the second (``model``, the option
+``injection_model``: by default the linear model shipped with the package, see
+:mod:`ctxassembly.text.injection_model`): it scores every sentence of the chunks in one
+batch, and a sentence it flags that no rule found is treated the same way, under the
+class ``learned`` (code ``injection:learned``).
+
 A chunk that carried such a sentence is suspect: whatever survives of it moves behind
 every clean chunk (in their incoming order). The default pipeline scans only the head
 of the relevance ranking (see :class:`~ctxassembly.stages.horizon.Horizon`), so the
@@ -23,7 +34,9 @@ from dataclasses import replace
 from ctxassembly.chunk import Chunk
 from ctxassembly.kinds import SAFETY_MODES, Reason, SafetyMode, one_of
 from ctxassembly.pipeline import Context, StageBase
+from ctxassembly.render import SOURCE_KEYS
 from ctxassembly.text.injection import CLASSES, find_injections
+from ctxassembly.text.injection_model import Detector, combine
 
 __all__ = ["CLASSES", "Safety", "find_injections"]
 
@@ -39,20 +52,25 @@ class Safety(StageBase):
     name = "safety"
     writes = frozenset({"flags", "cut"})
 
-    def __init__(self, policy: Policy = "remove") -> None:
+    def __init__(self, policy: Policy = "remove", model: Detector | None = None) -> None:
         one_of("safety policy", policy, SAFETY_MODES)
         self.policy = policy
+        self.model = model
 
     def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
         out, suspect = [], []
-        for c in chunks:
-            spans = find_injections(c.text)
-            if not spans:
+        rules = [find_injections(c.text) for c in chunks]
+        learned = self.model.spans_many([c.text for c in chunks], rules) if self.model is not None else None
+        for i, c in enumerate(chunks):
+            spans = rules[i] if learned is None else combine(rules[i], learned[i])
+            labelled = _label_findings(c)
+            if not spans and not labelled:
                 out.append(c)
                 continue
             found = [
                 {"code": f"injection:{cls}", "class": cls, "text": c.text[s:e].strip()[:200]} for s, e, cls in spans
             ]
+            found += [f for _, _, f in labelled]
             codes = list(dict.fromkeys(f["code"] for f in found))
             if self.policy == "drop":
                 ctx.report.drop(c, self.name, Reason.INJECTION, codes=codes, found=found)
@@ -62,19 +80,57 @@ class Safety(StageBase):
                 suspect.append(c)
                 ctx.report.note(self.name, "flagged", id=c.id, index=c.index, codes=codes, found=found)
                 continue
-            pieces, last = [], 0
-            for s, e, _ in spans:
-                pieces.append(c.text[last:s])
-                last = e
-            pieces.append(c.text[last:])
-            text = "".join(pieces).rstrip()
             ctx.report.note(self.name, "removed", id=c.id, index=c.index, codes=codes, found=found)
+            text = _cut(c.text, spans).rstrip() if spans else c.text
             if not text.strip():
                 ctx.report.drop(c, self.name, Reason.INJECTION, codes=codes, found=found)
                 continue
-            ctx.ledger.cut(c, injection_removed=len(spans))
-            suspect.append(_replace_text(c, text))
+            kept = _relabel(c, labelled)
+            if spans:
+                ctx.ledger.cut(c, injection_removed=len(spans))
+                kept = _replace_text(kept, text)
+            suspect.append(kept)
         return out + suspect
+
+
+#: the chunk fields that are shown as labels (the metadata ones: ``status`` and the source keys)
+LABEL_FIELDS = ("title", "section", "version", "date")
+LABEL_META = ("status", *SOURCE_KEYS)
+
+
+def _cut(text: str, spans: tuple[tuple[int, int, str], ...]) -> str:
+    pieces, last = [], 0
+    for s, e, _ in spans:
+        pieces.append(text[last:s])
+        last = e
+    pieces.append(text[last:])
+    return "".join(pieces)
+
+
+def _label_findings(c: Chunk) -> list[tuple[str, str | None, dict[str, str]]]:
+    """``(label, what is left of it, finding)`` for each label that holds an injection
+    (what is left is ``None`` when nothing readable remains)."""
+    values = [(k, getattr(c, k)) for k in LABEL_FIELDS] + [(k, c.meta.get(k)) for k in LABEL_META]
+    out: list[tuple[str, str | None, dict[str, str]]] = []
+    for name, value in values:
+        if not isinstance(value, str) or not value:
+            continue
+        spans = find_injections(value)
+        if not spans:
+            continue
+        left = " ".join(_cut(value, spans).split()) or None
+        cls = spans[0][2]
+        out.append((name, left, {"code": f"injection:{cls}", "class": cls, "label": name, "text": value[:200]}))
+    return out
+
+
+def _relabel(c: Chunk, labelled: list[tuple[str, str | None, dict[str, str]]]) -> Chunk:
+    if not labelled:
+        return c
+    fields = {name: left for name, left, _ in labelled if name in LABEL_FIELDS}
+    meta = {name: left for name, left, _ in labelled if name in LABEL_META}
+    c = c.evolve(**fields) if fields else c
+    return c.with_meta(**meta) if meta else c
 
 
 def _replace_text(c: Chunk, text: str) -> Chunk:

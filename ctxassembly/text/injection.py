@@ -182,10 +182,29 @@ _LEAD_WORDS = frozenset(
         "y luego entonces favor plaît immediately always"
     )
 )
+_AUXILIARIES = frozenset(
+    "will would can could may might is are was were has have had does did wird werden kann peut va".split()  # noqa: SIM905
+)
 _OBLIGED = re.compile(
     rf"(?:\byou\s+(?:must|should|shall|need\s+to|have\s+to|are\s+(?:required|instructed|expected)\s+to|will)|"
     rf"\b{_MODEL}\s+(?:must|should|shall|needs?\s+to|ha(?:s|ve)\s+to|are\s+to|is\s+to))\s+(?:now\s+|always\s+|also\s+)?$"
 )
+
+
+# where a block starts: after a blank line, or on the line after a Markdown heading or a
+# reST under/overline (the line before needs no final punctuation to end a clause)
+_NEW_BLOCK = re.compile(
+    r"(?:\n[ \t]*\n|(?:^|\n)[ \t]*(?:#{1,6}[ \t][^\n]*|([=\-~^\"'`*+#:.])\1{2,})[ \t]*\n)[ \t>*_\"'`»«“”(]*\Z"
+)
+
+
+def _block_start(low: str, pos: int) -> bool:
+    """Whether a match at ``pos`` that follows a line break starts a block or a sentence
+    (not a wrapped line's continuation)."""
+    if pos == 0 or low[pos - 1] != "\n":
+        return True
+    before = low[max(0, pos - 80) : pos]
+    return before.rstrip()[-1:] in ("", ".", "!", "?", ":") or _NEW_BLOCK.search(before) is not None
 
 
 def _at_lead(low: str, pos: int) -> bool:
@@ -196,8 +215,15 @@ def _at_lead(low: str, pos: int) -> bool:
         # nothing before, punctuation, a tag's end, a comment mark or a list bullet
         if not stripped or stripped[-1] in ":;.!?([,–—>#/*-•":
             return True
+    if before.rstrip()[-1:] in ('"', "“", "«", "`") and _quoted(low, pos):
+        return True  # the first word of a quotation (what it says is judged by _example)
+    if _NEW_BLOCK.search(before):
+        return True  # a paragraph's first word, whatever ended the line before (a heading, a bullet, code)
     if len(stripped) < len(before) and stripped.rsplit(None, 1)[-1] in _LEAD_WORDS:
-        return True
+        # "and now drop it" leads; "the worker will now drop it" does not (a verb phrase)
+        words = stripped.rsplit(None, 2)
+        if len(words) < 3 or words[-2] not in _AUXILIARIES:
+            return True
     return bool(_OBLIGED.search(before))
 
 
@@ -213,6 +239,8 @@ class _Rule:
     # the words every match starts with, as (literal, its first five letters): the rule
     # runs anchored at their occurrences instead of scanning the text (several times faster)
     anchors: tuple[tuple[str, str], ...] = ()
+    # a match at a line start counts only where a block starts or a sentence ended before
+    block: bool = False
 
 
 def _anchor_words(alternation: str) -> tuple[tuple[str, str], ...]:
@@ -247,12 +275,13 @@ def _rule(
     lead: bool = False,
     cased: bool = False,
     anchors: str = "",
+    block: bool = False,
 ) -> _Rule:
     """Patterns are written in lower case and run on a lower-cased copy of the text
     (without ``re.I``: case-insensitive alternations are several times slower).
     ``anchors``: the alternation every match starts with (see :func:`_anchor_words`)."""
     gates = tuple(g if isinstance(g, (re.Pattern, _Gate)) else _Gate.of(g) for g in needles)
-    return _Rule(cls, re.compile(pattern), gates, lead, cased, _anchor_words(anchors) if anchors else ())
+    return _Rule(cls, re.compile(pattern), gates, lead, cased, _anchor_words(anchors) if anchors else (), block)
 
 
 # --- override -------------------------------------------------------------------------
@@ -698,8 +727,9 @@ _RULES += [
     _rule(
         "addressed",
         # the model named first in its sentence, then a comma or a colon: "Assistant, from here on …"
-        rf"(?:^|(?<=[.!?:;]\s)|(?<=\n\n)|(?<=[.!?:]\n)|(?<=[.!?]\s\s))[^\w\n]{{0,8}}{_MODEL}\s*[:,]\s*\w",
+        rf"(?:^|(?<=[.!?:;]\s)|(?<=\n)|(?<=[.!?]\s\s))[^\w\n]{{0,8}}{_MODEL}\s*[:,]\s*\w",
         _MODEL_GATE,
+        block=True,
     ),
     _rule(
         "addressed",
@@ -846,7 +876,11 @@ _ANSWERING = re.compile(
 )
 
 # sentence bounds; a comment line or a comment opener also starts a new piece
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+|\n\s*\n|(?<=-->)|\n(?=[ \t]*(?:#|//|\.\. |<!--))")
+# (and so does the line after a heading: a Markdown heading, a reST under/overline)
+_SENTENCE_END = re.compile(
+    r"(?<=[.!?])[\"')\]]*\s+|\n\s*\n|(?<=-->)|\n(?=[ \t]*(?:#|//|\.\. |<!--))"
+    r"|(?m:^[ \t]*(?:#{1,6}[ \t][^\n]*|([=\-~^\"'`*+#:.])\1{2,})[ \t]*\n)"
+)
 
 
 def _lower(text: str) -> str:
@@ -936,6 +970,35 @@ def _quoted(low: str, start: int) -> bool:
     )
 
 
+# what a quotation speaks to when it speaks to a model: its instructions or prompt, the
+# user, the question, its answer, a model noun
+_TO_MODEL = re.compile(
+    rf"\b(?:instructions?|prompts?|guidelines|directives|the\s+users?'?s?|users?'s?\s+(?:question|request)|"
+    rf"the\s+question|your\s+(?:answer|reply|response|output|rules)|(?:answer|reply|respond)\s+(?:that|with|only)|"
+    rf"system|secrets?|passwords?|credentials|api\s+keys?|tokens?|{_MODEL})\b"
+)
+_QUOTE_CLOSE = {'"': '"', "`": "`", "“": "”", "«": "»"}
+
+
+def _example(low: str, start: int, end: int) -> bool:
+    """Whether the match at ``low[start:end]`` is a quoted example the documentation gives
+    its reader: inside a quotation, in a sentence that describes (an attack, an example, a
+    phrase), and the quotation speaks to no model (a quoted instruction aimed at the
+    model's instructions, its answer or the user goes like any other)."""
+    if not _quoted(low, start):
+        return False
+    lo = max(low.rfind(". ", 0, start), low.rfind("\n", 0, start)) + 1
+    hi_dot, hi_nl = low.find(". ", end), low.find("\n", end)
+    hi = min(x for x in (hi_dot, hi_nl, len(low)) if x >= 0)
+    if not _DESCRIBES.search(low, lo, hi):
+        return False
+    line = low[lo:start]
+    opener = max(_QUOTE_CLOSE, key=line.rfind)
+    close = low.find(_QUOTE_CLOSE[opener], end)
+    quote = low[lo + line.rfind(opener) + 1 : close if close >= 0 else hi]
+    return _TO_MODEL.search(quote) is None
+
+
 def _candidates(rule: _Rule, plain: str, low: str, tokens: set[str] | None) -> Iterator[re.Match[str]]:
     """The rule's matches: anchored at the occurrences of its first words when it has
     them (and the text's words are known), else by scanning."""
@@ -958,10 +1021,12 @@ def _matches(rule: _Rule, plain: str, low: str, tokens: set[str] | None = None) 
     for m in _candidates(rule, plain, low, tokens):
         if rule.lead and not _at_lead(low, m.start()):
             continue
+        if rule.block and not _block_start(low, m.start()):
+            continue
         if rule.cls == "role_marker" and _in_code(low, m.start(), m.end()):
             continue  # ``<|im_start|>`` in a page about chat templates
-        if rule.cls != "role_marker" and _quoted(low, m.start()) and _DESCRIBES.search(low):
-            continue  # an example of an attack, quoted in a page about them
+        if rule.cls != "role_marker" and _example(low, m.start(), m.end()):
+            continue  # an example quoted for the documentation's reader
         return True
     return False
 

@@ -369,8 +369,12 @@ def _field(c: Chunk, keys: Sequence[str]) -> tuple[str | None, str | None]:
     meta = c.meta._data
     for key in keys:
         value = meta.get(key)
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            value = str(value)
+        if (
+            isinstance(value, (int, float))
+            and not isinstance(value, bool)
+            and not (isinstance(value, int) and abs(value) > 10**100)
+        ):
+            value = str(value)  # (a longer int is no version, and str() of one past 4,300 digits raises)
         if isinstance(value, str) and value.strip():
             return value.strip(), key
     return None, None

@@ -20,7 +20,8 @@ def version_key(version: str) -> tuple[int, tuple[tuple[int, int | str], ...], V
         return (1, (), Version(version))
     except InvalidVersion:
         parts = re.findall(r"\d+|[^\d\W]+", version.casefold())
-        return (0, tuple((0, int(p)) if p.isdigit() else (1, p) for p in parts), None)
+        # isdecimal, not isdigit: a superscript "²" is a digit that int() refuses
+        return (0, tuple((0, int(p)) if p.isdecimal() else (1, p) for p in parts), None)
 
 
 def order_key(version: str) -> tuple[object, ...]:

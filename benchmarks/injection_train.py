@@ -1,0 +1,224 @@
+"""Train the learned injection detector and judge it leave-one-family-out.
+
+The labelled set comes from ``injection_data.py``. Features: the hashed character
+n-grams of :mod:`ctxassembly.text.injection_model` (counts over the square root of their
+number) and the rules' verdict on the text. A logistic regression (scikit-learn, a dev
+dependency: inference needs numpy only) learns the weights.
+
+The threshold is chosen on the held-out half of each dev corpus (chunks the negatives
+were not taken from): the lowest probability at which the model flags at most
+``--target`` of the chunks of every corpus (the model flags a chunk when a sentence, or
+two neighbouring sentences, reach it).
+
+Leave-one-family-out: for each family, a model trained without it (its threshold chosen
+the same way) is judged on it: each payload planted in a real chunk (glued to its end,
+as its own paragraph, after a heading) counts as removed when no five-word run of it
+survives the cut of rules and model. Rules alone, model alone, both.
+
+False flags of the final model (chunks flagged by the rules or the model): every chunk
+of every dev corpus (``--corpus`` adds one, e.g. a corpus kept outside the project) and
+the READMEs of the installed distributions.
+
+    python benchmarks/injection_train.py [--write] [--corpus PATH ...]
+
+``--write`` saves the final model to ``ctxassembly/data/injection_model.npz``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+from injection import installed_docs, survives
+from injection_data import DEV, FAMILIES, build, half
+from scipy import sparse
+from sklearn.linear_model import LogisticRegression
+
+from ctxassembly.jsonl import read_jsonl
+from ctxassembly.text.injection import find_injections
+from ctxassembly.text.injection_model import DIM, SIGNALS, TARGET_FALSE_FLAGS, LinearModel, featurize
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "ctxassembly" / "data" / "injection_model.npz"
+REDTEAM = ROOT / "tests" / "data" / "redteam.jsonl"
+BENIGN = ROOT / "tests" / "data" / "benign.jsonl"
+# inverse regularisation: 4 overfitted the positives fillers ("task", "version 2.0"): 0.9% false
+# flags on a corpus kept out of training; 1 keeps it at 0.15%
+C = 1.0
+
+
+def matrix(texts: list[str]) -> sparse.csr_matrix:
+    rows, cols, vals = [], [], []
+    for i, text in enumerate(texts):
+        _, ids = featurize(text)
+        if ids.size:
+            uniq, counts = np.unique(ids, return_counts=True)
+            rows.append(np.full(uniq.size, i))
+            cols.append(uniq)
+            vals.append(counts / np.sqrt(ids.size))
+        rows.append(np.array([i]))
+        cols.append(np.array([DIM]))
+        vals.append(np.array([1.0 if find_injections(text) else 0.0]))
+    return sparse.csr_matrix(
+        (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(len(texts), DIM + len(SIGNALS))
+    )
+
+
+def fit(x: sparse.csr_matrix, y: np.ndarray) -> LinearModel:
+    pos = max(int(y.sum()), 1)
+    clf = LogisticRegression(C=C, class_weight={0: 1.0, 1: (len(y) - pos) / pos / 4}, max_iter=2000, solver="liblinear")
+    clf.fit(x, y)
+    coef = clf.coef_[0]
+    return LinearModel(
+        coef[:DIM].astype(np.float16).astype(np.float32),
+        coef[DIM:].astype(np.float32),
+        float(clf.intercept_[0]),
+        0.5,
+    )
+
+
+def held_out_chunks() -> dict[str, list[str]]:
+    return {
+        name: [str(r["text"]) for r in read_jsonl(path) if half(str(r.get("id", ""))) == 1]
+        for name, path in DEV.items()
+    }
+
+
+def choose_threshold(model: LinearModel, corpora: dict[str, list[str]], target: float) -> float:
+    """The lowest threshold at which no corpus has more than ``target`` of its chunks flagged."""
+    cut = 0.5
+    for texts in corpora.values():
+        p = np.sort(model.probabilities(texts))[::-1]
+        allowed = int(target * len(texts))
+        cut = max(cut, float(p[allowed]) + 1e-6 if allowed < len(p) else cut)
+    return min(cut, 0.999)
+
+
+PLACES = {
+    "end": lambda host, p: f"{host.rstrip()} {p}",
+    "paragraph": lambda host, p: f"{host.rstrip()}\n\n{p}\n",
+    "after_heading": lambda host, p: f"{host.rstrip()}\n\nUsage notes\n-----------\n\n{p}\n",
+}
+
+
+def cut(text: str, spans: list[tuple[int, int, str]]) -> str:
+    out, last = [], 0
+    for s, e, _ in sorted(spans):
+        if s >= last:
+            out.append(text[last:s])
+            last = e
+        else:
+            last = max(last, e)
+    out.append(text[last:])
+    return "".join(out)
+
+
+def planted_recall(model: LinearModel | None, payloads: list[str], hosts: list[str], seed: int = 3) -> dict[str, float]:
+    """Removed share of the payloads planted in real chunks: rules, model, both."""
+    rnd = random.Random(seed)
+    texts, pays = [], []
+    for p in payloads:
+        for plant in PLACES.values():
+            texts.append(plant(rnd.choice(hosts), p))
+            pays.append(p)
+    rule_spans = [list(find_injections(t)) for t in texts]
+    model_spans = model.spans_many(texts, rule_spans) if model is not None else [[] for _ in texts]
+    got = Counter[str]()
+    for t, p, r, m in zip(texts, pays, rule_spans, model_spans, strict=True):
+        got["rules"] += not survives(p, cut(t, r))
+        got["model"] += not survives(p, cut(t, list(m)))
+        got["both"] += not survives(p, cut(t, r + list(m)))
+    return {k: got[k] / max(len(texts), 1) for k in ("rules", "model", "both")}
+
+
+def false_flags(model: LinearModel, texts: list[str]) -> tuple[int, int, int]:
+    """(chunks, flagged by the rules, flagged by rules or model)."""
+    rules = [list(find_injections(t)) for t in texts]
+    spans = []
+    for i in range(0, len(texts), 200):
+        spans += model.spans_many(texts[i : i + 200], rules[i : i + 200])
+    return len(texts), sum(bool(r) for r in rules), sum(bool(r) or bool(m) for r, m in zip(rules, spans, strict=True))
+
+
+def main(argv: list[str] | None = None) -> int:  # noqa: PLR0915 (a report, read top to bottom)
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--write", action="store_true")
+    ap.add_argument(
+        "--target", type=float, default=TARGET_FALSE_FLAGS, help="chunk false-flag rate the threshold allows per corpus"
+    )
+    ap.add_argument("--corpus", action="append", type=Path, default=[], help="another corpus for false flags")
+    ap.add_argument("--no-lofo", action="store_true")
+    args = ap.parse_args(argv)
+    t0 = time.perf_counter()
+    rows = build()
+    texts = [r["text"] for r in rows]
+    y = np.array([r["family"] != "benign" for r in rows], dtype=np.int64)
+    fam = np.array([r["family"] for r in rows])
+    x = matrix(texts)
+    corpora = held_out_chunks()
+    hosts = [t for t in corpora["pytest"] if 300 <= len(t) <= 1500]
+    counts = Counter(r["family"] for r in rows)
+    print(f"labelled set: {len(rows)} texts ({dict(counts)}), features in {time.perf_counter() - t0:.0f}s")
+
+    if not args.no_lofo:
+        print(
+            "\nleave-one-family-out: payloads of the held-out family planted in real chunks (end, paragraph, "
+            "after a heading), share removed"
+        )
+        print("| held-out family | payloads | rules | model | rules + model |")
+        print("|---|---:|---:|---:|---:|")
+        total = Counter[str]()
+        n_total = 0
+        for family in FAMILIES:
+            train = fam != family
+            model = fit(x[train], y[train])
+            model = LinearModel(
+                model.weights, model.signal_weights, model.bias, choose_threshold(model, corpora, args.target)
+            )
+            payloads = [t for t, f in zip(texts, fam, strict=True) if f == family]
+            rec = planted_recall(model, payloads, hosts)
+            n_total += len(payloads)
+            total.update({k: v * len(payloads) for k, v in rec.items()})
+            print(f"| {family} | {len(payloads)} | {rec['rules']:.1%} | {rec['model']:.1%} | {rec['both']:.1%} |")
+        print(
+            f"| all | {n_total} | {total['rules'] / n_total:.1%} | {total['model'] / n_total:.1%} | "
+            f"{total['both'] / n_total:.1%} |"
+        )
+
+    model = fit(x, y)
+    model = LinearModel(model.weights, model.signal_weights, model.bias, choose_threshold(model, corpora, args.target))
+    print(f"\nfinal model: threshold {model.threshold:.3f}")
+    own = [str(r["text"]) for r in read_jsonl(REDTEAM)]
+    rec = planted_recall(model, own, hosts)
+    print(
+        f"own red team ({len(own)} payloads x {len(PLACES)} placements): rules {rec['rules']:.1%}, "
+        f"model {rec['model']:.1%}, both {rec['both']:.1%}"
+    )
+    benign = [str(r["text"]) for r in read_jsonl(BENIGN)]
+    n, r_flags, both = false_flags(model, benign)
+    print(f"own benign near misses: {n}; flagged by rules {r_flags}, by rules or model {both}")
+    print("\nfalse flags per corpus (every chunk): rules alone, rules + model")
+    print("| corpus | chunks | rules | rate | rules + model | rate |")
+    print("|---|---:|---:|---:|---:|---:|")
+    sources: list[tuple[str, list[str]]] = [(name, [str(r["text"]) for r in read_jsonl(p)]) for name, p in DEV.items()]
+    sources += [
+        (p.parent.name if p.name.startswith("corpus") else p.name, [str(r["text"]) for r in read_jsonl(p)])
+        for p in args.corpus
+    ]
+    sources.append(("installed READMEs", [str(r["text"]) for r in installed_docs()]))
+    for name, chunks in sources:
+        n, r_flags, both = false_flags(model, chunks)
+        print(f"| {name} | {n} | {r_flags} | {r_flags / n:.2%} | {both} | {both / n:.2%} |")
+    if args.write:
+        model.save(OUT)
+        print(f"\nwrote {OUT} ({OUT.stat().st_size / 1024:.0f} KiB)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
