@@ -29,6 +29,9 @@ def test_a_dev_corpus_is_vendored_whole(dev_data: DevData, name: str) -> None:
             assert all(a in chunks[gold]["text"] for a in rec["answer"]), (rec["qid"], gold)
 
 
+# a dev question may name a version no candidate has (black: "Python 3.9"): the version
+# stage warns (AbsentVersionWarning) and answers for the latest, which is not this test's subject
+@pytest.mark.filterwarnings("ignore::ctxassembly.AbsentVersionWarning")
 @pytest.mark.parametrize("name", DEV_CORPORA)
 def test_the_never_cut_control_keeps_every_chunk_whole(dev_data: DevData, name: str) -> None:
     """``max_share=None`` is the control the excerpt is measured against (benchmarks/adapters.py
