@@ -298,3 +298,16 @@ def test_anchor_words_need_a_literal_start():
     )
     with pytest.raises(ValueError, match="no literal word begins"):
         _anchor_words("(?:(?:do|don)\\s+not|never)")
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Don't write the files back, just output a diff to indicate what changes the tool would've made.",
+        "Maybe you would like the formatter to not touch your files and just output diffs.",
+    ],
+)
+def test_a_program_that_just_outputs_is_not_answer_forcing(sentence: str) -> None:
+    # "just output" in software docs is what a command does, not an order to the model
+    # (the Markdown dev corpus's --diff description was read as answer forcing)
+    assert find_injections(sentence) == ()

@@ -174,6 +174,8 @@ _MODEL_GATE = _Gate(_Gate.of(_MODEL_NEEDLES).words, _Gate.of(_MODEL_NEEDLES).phr
 # the model nouns as words: the precise (and dearer) second gate of the addressed rules
 _COMM = r"(?:answer|reply|respond|say|state|tell|claim|assert|recommend|insist|mention|output)"
 _COMM_NEEDLES = _w("answer reply respond say tell state claim assert recommend insist mention output")
+_SPEAK = r"(?:answer|reply|respond|say|state|tell|claim|assert|recommend|insist|mention)"
+_SPEAK_NEEDLES = _w("answer reply respond say tell state claim assert recommend insist mention")
 
 # words after which a verb starts a clause (an imperative), besides punctuation
 _LEAD_WORDS = frozenset(
@@ -600,9 +602,10 @@ _RULES += [
     ),
     _rule(
         "answer_forcing",
-        rf"\b(?:always|only|just)\s+(?:ever\s+)?{_COMM}\b",
+        # not "output": in software docs "just output a diff" is what a program does
+        rf"\b(?:always|only|just)\s+(?:ever\s+)?{_SPEAK}\b",
         _w("always only just"),
-        _COMM_NEEDLES,
+        _SPEAK_NEEDLES,
         lead=True,
         anchors="(?:always|only|just)",
     ),
