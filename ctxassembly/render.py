@@ -59,6 +59,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ctxassembly.chunk import Chunk
+from ctxassembly.errors import ConfigError
 from ctxassembly.kinds import FORMATS, SPOTLIGHTS, Format, SpotlightMode, one_of
 
 __all__ = [
@@ -272,8 +273,8 @@ class Renderer:
 
     def __init__(self, fmt: Format = "xml", spotlight: SpotlightMode | Spotlight | None = None) -> None:
         one_of("format", fmt, FORMATS)
-        if spotlight is not None and not isinstance(spotlight, Spotlight):
-            one_of("spotlight", spotlight, SPOTLIGHTS)
+        if spotlight is not None and not isinstance(spotlight, Spotlight) and spotlight not in SPOTLIGHTS:
+            raise ConfigError(f"spotlight must be one of {SPOTLIGHTS} or None, got {spotlight!r}")
         self.fmt = fmt
         self.spotlight = Spotlight.drawn(spotlight) if isinstance(spotlight, str) else spotlight
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+import zlib
 from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
@@ -105,12 +106,20 @@ def words(text: str) -> list[str]:
 
 @lru_cache(maxsize=16384)
 def shingles(text: str, k: int = 5) -> frozenset[int]:
-    """Hashed word ``k``-shingles of ``text`` (a text shorter than k is one shingle)."""
+    """Hashed word ``k``-shingles of ``text`` (a text shorter than k is one shingle).
+
+    The hash is CRC-32 of the shingle's words, not Python's ``hash()``: that one is salted
+    per process, so MinHash LSH (which reads the hashes' bits) would propose other pairs in
+    every process."""
     w = words(normalize(text))
     if len(w) < k:
-        return frozenset([hash(tuple(w))]) if w else frozenset()
+        return frozenset([_stable(w)]) if w else frozenset()
     # zip of k shifted views yields the same k-tuples as slicing, without a slice per word
-    return frozenset(map(hash, zip(*(w[i:] for i in range(k)), strict=False)))
+    return frozenset(map(_stable, zip(*(w[i:] for i in range(k)), strict=False)))
+
+
+def _stable(gram: Sequence[str]) -> int:
+    return zlib.crc32("\x1f".join(gram).encode("utf-8"))
 
 
 def jaccard(a: frozenset[int], b: frozenset[int], at_least: float = 0.0) -> float:
