@@ -53,7 +53,7 @@ from ctxassembly.models import (
     model_kind,
     require,
 )
-from ctxassembly.models.vectors import chunk_vectors
+from ctxassembly.models.vectors import chunk_vectors, supplied
 from ctxassembly.pipeline import Context, StageBase
 
 __all__ = ["Rerank", "Scorer", "passage"]
@@ -215,6 +215,9 @@ class Rerank(StageBase):
             return []
         model = self.scores(ctx.question, chunks)
         n = len(chunks)
+        reused = supplied(chunks) if self.kind == "bi" else 0
+        if reused:  # the bi-encoder read these vectors instead of embedding the texts
+            ctx.report.note(self.name, "embeddings", supplied=reused, of=n)
         if self.rerank_fuse:
             by_model = sorted(range(n), key=lambda i: (-model[i], i))
             rank = {i: r for r, i in enumerate(by_model)}
