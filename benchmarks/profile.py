@@ -11,7 +11,8 @@ The metadata modes are the benchmark's own (``full`` / ``source`` / ``none``, it
 the timed call.
 
 Each cell is the median over ``--calls`` calls of the default model-free pipeline
-(``assemble``, the target version passed only when the question names it) of the call's
+(``assemble``, the target version passed only when the question names it; ``--models``:
+with the MiniLM bi-encoder as reranker and embedder, ``adapters.with_models``) of the call's
 wall time and of each stage's ``report.timings_ms``; ``other`` is what the call spends
 outside the stages (input checks, rendering, the final fit, the report).
 ``--cprofile none:1000`` (repeatable) adds the functions with the most own time in that
@@ -45,6 +46,7 @@ import pstats  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:] = [str(ROOT), *_path]  # this checkout's ctxassembly, whatever is installed
 
+import adapters  # noqa: E402
 from _tables import DEFAULT_QUESTIONS, load, load_records, machine, publish  # noqa: E402
 
 from ctxassembly import assemble  # noqa: E402
@@ -94,21 +96,29 @@ def first_sight(record: dict[str, Any]) -> dict[str, Any]:
     return {**record, "candidates": [{**c, "text": f"{word} {c['text']}"} for c in record["candidates"]]}
 
 
-def one_call(record: dict[str, Any], budget: int) -> Any:
+def one_call(record: dict[str, Any], budget: int, models: bool = False) -> Any:
+    """The benchmark adapter's call (``benchmarks/adapters.py``), returning the result."""
     target = record["target_version"] if record.get("version_explicit") else None
-    return assemble(record["question"], record["candidates"], budget=budget, target_version=target)
+    if not models:
+        return assemble(record["question"], record["candidates"], budget=budget, target_version=target)
+    m = adapters.minilm()
+    return assemble(
+        record["question"], record["candidates"], budget=budget, target_version=target, reranker=m, embedder=m
+    )
 
 
-def cell(record: dict[str, Any], budget: int, calls: int, prof: cProfile.Profile | None) -> dict[str, float]:
+def cell(
+    record: dict[str, Any], budget: int, calls: int, prof: cProfile.Profile | None, models: bool = False
+) -> dict[str, float]:
     """Median ms per call (``total``) and per stage over ``calls`` first-sight calls."""
-    one_call(first_sight(record), budget)  # warm-up: imports, the cached assembler
+    one_call(first_sight(record), budget, models)  # warm-up: imports, model load, the cached assembler
     rows: list[dict[str, float]] = []
     for _ in range(calls):
         rec = first_sight(record)
         if prof is not None:
             prof.enable()
         t0 = time.perf_counter()
-        res = one_call(rec, budget)
+        res = one_call(rec, budget, models)
         total = (time.perf_counter() - t0) * 1000
         if prof is not None:
             prof.disable()
@@ -133,6 +143,7 @@ def main() -> int:
     ap.add_argument("--sizes", default="40,200,1000")
     ap.add_argument("--meta", action="append", choices=MODES, help="metadata mode (repeatable; default: all three)")
     ap.add_argument("--budget", type=int, default=1000)
+    ap.add_argument("--models", action="store_true", help="the MiniLM pipeline (adapters.with_models)")
     ap.add_argument("--calls", type=int, default=0, help="calls a cell (default: 15 up to 200 candidates, else 7)")
     ap.add_argument("--cprofile", action="append", default=[], help="MODE:SIZE to profile (repeatable)")
     ap.add_argument("--top", type=int, default=20)
@@ -158,11 +169,13 @@ def main() -> int:
             rec = strip(grown, mode, "django")
             calls = a.calls or (15 if n <= 200 else 7)
             prof = cProfile.Profile() if (mode, str(n)) in profiled else None
-            cells[mode, n] = cell(rec, a.budget, calls, prof)
+            cells[mode, n] = cell(rec, a.budget, calls, prof, a.models)
             if prof is not None:
                 profiles[mode, n] = top_list(prof, a.top, a.sort)
             print(f"{mode} {n}: {cells[mode, n]['total']:.1f} ms", file=sys.stderr)
-    text = render(cells, profiles, a.budget, a.sort, a.clock)
+    text = render(
+        cells, profiles, budget=a.budget, sort=a.sort, clock=a.clock, pipeline="MiniLM" if a.models else "model-free"
+    )
     print(text)
     if a.publish:
         publish("profile", text)
@@ -172,15 +185,17 @@ def main() -> int:
 def render(
     cells: dict[tuple[str, int], dict[str, float]],
     profiles: dict[tuple[str, int], str],
+    *,
     budget: int,
     sort: str,
     clock: str,
+    pipeline: str,
 ) -> str:
     keys = list(cells)
     stages = list(dict.fromkeys(k for c in cells.values() for k in c if k not in ("total", "other")))
     head = "| stage | " + " | ".join(f"{m} {n}" for m, n in keys) + " |"
     lines = [
-        f"First-sight calls, model-free pipeline, budget {budget}, ms per call ({clock} clock, median; per stage "
+        f"First-sight calls, {pipeline} pipeline, budget {budget}, ms per call ({clock} clock, median; per stage "
         f"`report.timings_ms`). {machine()}, load {load()}.",
         "",
         head,
