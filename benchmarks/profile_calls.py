@@ -18,15 +18,17 @@ outside the stages (input checks, rendering, the final fit, the report).
 ``--cprofile none:1000`` (repeatable) adds the functions with the most own time in that
 cell (``--top`` rows), summed over its calls.
 
-    python benchmarks/profile.py [--sizes 40,200,1000] [--meta full --meta none] \
+    python benchmarks/profile_calls.py [--sizes 40,200,1000] [--meta full --meta none] \
         [--cprofile none:1000] [--publish]
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
 import importlib.util
 import io
+import pstats
 import random
 import statistics
 import sys
@@ -36,15 +38,8 @@ from itertools import count
 from pathlib import Path
 from typing import Any
 
-# this file's name shadows the standard library's ``profile``, which cProfile imports:
-# import cProfile with this file's folder off the path
-_HERE = str(Path(__file__).resolve().parent)
-_path, sys.path[:] = list(sys.path), [p for p in sys.path if Path(p or ".").resolve() != Path(_HERE)]
-import cProfile  # noqa: E402
-import pstats  # noqa: E402
-
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:] = [str(ROOT), *_path]  # this checkout's ctxassembly, whatever is installed
+sys.path.insert(0, str(ROOT))  # this checkout's ctxassembly, whatever is installed
 
 import adapters  # noqa: E402
 from _tables import DEFAULT_QUESTIONS, load, load_records, machine, publish  # noqa: E402
