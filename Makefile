@@ -15,7 +15,7 @@ export TOKENIZERS_PARALLELISM := false
 $(VENV)/.core: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
-	$(PIP) install -q -e .
+	$(PIP) install -q -e '.[cli]'
 	touch $@
 
 # torch first and pinned: an unpinned torch pulls a multi-GB CUDA build.

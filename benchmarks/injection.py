@@ -47,7 +47,8 @@ ROOT = Path(__file__).resolve().parents[1]
 REDTEAM = ROOT / "tests" / "data" / "redteam.jsonl"
 BENIGN = ROOT / "tests" / "data" / "benign.jsonl"
 HOSTS = ROOT / "ctxassembly" / "data" / "django_demo.jsonl"
-DEV = [ROOT / "benchmarks" / "data" / name / "corpus.jsonl.xz" for name in ("django", "pytest")]  # vendored
+DEV_CORPORA = ("django", "pytest", "celery", "black")  # vendored in benchmarks/data/
+DEV = [ROOT / "benchmarks" / "data" / name / "corpus.jsonl.xz" for name in DEV_CORPORA]
 
 
 def _as_comment(payload: str) -> str:

@@ -30,6 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
 
 import adapters  # noqa: E402
+
 from ctxassembly import assemble  # noqa: E402
 from ctxassembly.jsonl import read_jsonl  # noqa: E402
 
@@ -107,11 +108,14 @@ def compare(a: Path, b: Path) -> int:
     left = {tuple(r["key"]): r for r in _read(a)}
     right = {tuple(r["key"]): r for r in _read(b)}
     if left.keys() != right.keys():
-        print(f"different calls: {len(left.keys() - right.keys())} only in {a}, {len(right.keys() - left.keys())} in {b}")
+        only_a, only_b = len(left.keys() - right.keys()), len(right.keys() - left.keys())
+        print(f"different calls: {only_a} only in {a}, {only_b} only in {b}")
         return 1
-    diff = {field: [k for k in left if left[k][field] != right[k][field]] for field in ("text", "kept", "fates", "notes")}
+    fields = ("text", "kept", "fates", "notes")
+    diff = {field: [k for k in left if left[k][field] != right[k][field]] for field in fields}
     for field, keys in diff.items():
-        print(f"{field}: {len(left) - len(keys)} of {len(left)} calls identical" + (f"; first: {keys[0]}" if keys else ""))
+        first = f"; first: {keys[0]}" if keys else ""
+        print(f"{field}: {len(left) - len(keys)} of {len(left)} calls identical{first}")
     return int(any(diff.values()))
 
 

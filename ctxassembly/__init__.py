@@ -6,7 +6,9 @@ and records the fate of every one of them.
 
 from ctxassembly.assembler import Assembled, Assembler, assemble
 from ctxassembly.chunk import Chunk
-from ctxassembly.errors import ChunkError, ConfigError, MissingExtraError
+from ctxassembly.errors import AbsentVersionError, AbsentVersionWarning, ChunkError, ConfigError, MissingExtraError
+from ctxassembly.kinds import Reason
+from ctxassembly.ledger import Facts, Ledger
 from ctxassembly.options import Options, UnknownOption
 from ctxassembly.pipeline import Context, Stage, StageBase
 from ctxassembly.render import parse, prompt, render
@@ -31,6 +33,8 @@ from ctxassembly.stages import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "AbsentVersionError",
+    "AbsentVersionWarning",
     "Admit",
     "Arrange",
     "Assembled",
@@ -43,10 +47,13 @@ __all__ = [
     "Dedup",
     "Excerpt",
     "Extract",
+    "Facts",
     "Horizon",
+    "Ledger",
     "Merge",
     "MissingExtraError",
     "Options",
+    "Reason",
     "Relevance",
     "Report",
     "Rerank",

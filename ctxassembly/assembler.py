@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -10,6 +11,7 @@ from typing import Any
 from ctxassembly import pipeline
 from ctxassembly.chunk import LABEL_FIELDS, Chunk
 from ctxassembly.errors import ChunkError, ConfigError
+from ctxassembly.kinds import Reason
 from ctxassembly.options import Options
 from ctxassembly.pipeline import Context, Stage
 from ctxassembly.render import Renderer, prompt
@@ -39,7 +41,11 @@ def to_chunks(items: Iterable[Chunk | Mapping[str, Any]], report: Report | None 
     With a ``report``, one malformed candidate does not fail the call: it gets the fate
     ``input``/``invalid`` (the field and the message in the detail) and the others go on;
     a label value coerced to a string (a number, a path, a date, a one-item list) is noted
-    (``input``/``coerced``). Without one, the first malformed candidate raises.
+    (``input``/``coerced``); a candidate with no visible text (empty, whitespace or
+    invisible format characters only) gets the fate ``input``/``empty``: it has nothing to
+    tell the model and would render as an empty block. Without a report, the first
+    malformed candidate raises, and an empty one is kept (the strict utility only checks
+    the types).
 
     :raises ChunkError: ``items`` is a single chunk, mapping or string rather than a
         sequence of them; without a report, also an item that is neither a Chunk nor a
@@ -72,7 +78,10 @@ def to_chunks(items: Iterable[Chunk | Mapping[str, Any]], report: Report | None 
                 raise
             raw_id = item.get("id") if isinstance(item, Mapping) else getattr(item, "id", None)
             cid = raw_id if isinstance(raw_id, str) else f"#{i}"
-            report.drop_index(i, cid, "input", "invalid", field=e.field, error=str(e))
+            report.drop_index(i, cid, "input", Reason.INVALID, field=e.field, error=str(e))
+            continue
+        if report is not None and _is_blank(c.text):
+            report.drop_index(i, c.id, "input", Reason.EMPTY, chars=len(c.text))
             continue
         if report is not None and isinstance(item, Mapping):
             for name in LABEL_FIELDS:
@@ -119,6 +128,7 @@ class Assembler:
             self.stages: list[Stage] = list(stages)
         else:
             self.stages = options.build_stages(self.renderer, self.count_tokens)
+        pipeline.check_declared(self.stages)
 
     def run(
         self,
@@ -161,12 +171,19 @@ class Assembler:
         )
         current = pipeline.run(self.stages, items, ctx)
         limit = budget - sum(pipeline.traits(s).reserve for s in self.stages)
-        final, text = pipeline.fit_rendered(current, ctx, self.renderer.render, limit)
+        ledger = report.ledger
+
+        def render(chunks: Sequence[Chunk]) -> str:
+            return self.renderer.render(chunks, statuses=[ledger.status(c) for c in chunks])
+
+        final, text = pipeline.fit_rendered(current, ctx, render, limit)
         report.finish(final, n_inputs)
+        report.final = tuple(final)
         report.tokens_after = self.count_tokens(text) if final else 0
-        top = [i for i, c in enumerate(final) if c.meta.get("relevance_rank") == 0]
+        top = [i for i, c in enumerate(final) if ledger[c.index].rank == 0]
         report.top_ranked_position = top[0] if top else None
-        return Assembled(chunks=final, text=text, report=report, question=question)
+        ledger.settle()
+        return Assembled(chunks=[ledger.returned(c) for c in final], text=text, report=report, question=question)
 
     async def arun(
         self,
@@ -184,6 +201,17 @@ class Assembler:
                 self.run, question, chunks, budget=budget, target_version=target_version, principals=principals
             )
         return self.run(question, chunks, budget=budget, target_version=target_version, principals=principals)
+
+
+def _is_blank(text: str) -> bool:
+    """``text`` shows nothing: empty, or only whitespace and invisible format characters
+    (zero-width spaces and joiners, a byte-order mark: Unicode category ``Cf``)."""
+    stripped = text.strip()
+    if not stripped:
+        return True
+    if unicodedata.category(stripped[0]) != "Cf":  # the common case: a visible first character
+        return False
+    return all(ch.isspace() or unicodedata.category(ch) == "Cf" for ch in stripped)
 
 
 def _note_id_conflicts(items: list[Chunk], report: Report) -> None:

@@ -75,7 +75,8 @@ class Chunk:
     """One retrieved passage.
 
     ``score`` is the retriever's score (higher is better) until a relevance or rerank
-    stage replaces it; the replaced value is kept in ``meta["retriever_score"]``.
+    stage replaces it; the replaced value is kept in the call's ledger (and in the returned
+    chunk's ``meta["retriever_score"]``).
     ``start``/``end`` are character offsets of ``text`` in its source document, used to
     merge adjacent chunks. ``index`` is the chunk's position in the caller's input; the
     assembler sets it, and the report keys every decision by it (ids may repeat).

@@ -23,3 +23,25 @@ class MissingExtraError(ImportError):
         super().__init__(f"{package} is not installed; install it with: pip install 'ctxassembly[{extra}]'")
         self.package = package
         self.extra = extra
+
+
+class AbsentVersionWarning(UserWarning):
+    """The version asked for (the caller's ``target_version``, or a version the question
+    names) is not among the candidates' versions; the ``absent_version`` option says what
+    the call did instead. Route it to logging with :func:`logging.captureWarnings`."""
+
+
+class AbsentVersionError(ConfigError):
+    """The version asked for is not among the candidates' versions and the
+    ``absent_version`` option is ``"error"``. ``version`` is the version asked for,
+    ``present`` the versions the candidates carry."""
+
+    def __init__(self, message: str, *, version: str, present: list[str]) -> None:
+        super().__init__(message)
+        self.version = version
+        self.present = present
+
+
+class UntrainedModelWarning(UserWarning):
+    """A model given to a stage scores at random (a cross-encoder whose classification
+    head was newly initialised); the report notes it too."""

@@ -33,6 +33,7 @@ from ctxassembly.errors import ConfigError
 from ctxassembly.options import Options
 from ctxassembly.render import cite_id, labels
 from ctxassembly.report import Report
+from ctxassembly.text.structure import leading_heading
 
 __all__ = [
     "ADJACENT_GAP",
@@ -43,6 +44,7 @@ __all__ = [
     "assembly_options",
     "check_budget",
     "facts",
+    "section_path",
     "summary",
     "to_record",
 ]
@@ -108,6 +110,10 @@ OUTPUT_KEYS = (
 """The keys :func:`facts` writes, in that order."""
 
 _FIELDS = ("id", "doc_id", "title", "section", "version", "date", "start", "end", "score")
+_PATH_FIELDS = ("headers", "header_path")
+#: LangChain's MarkdownHeaderTextSplitter writes each heading of a chunk's path under the
+#: name its caller gives it; the LangChain docs' (and most apps') names
+HEADER_KEYS: Keys = tuple(f"Header {n}" for n in range(1, 7))
 
 
 @dataclass(frozen=True)
@@ -129,6 +135,14 @@ class MetadataKeys:
     :param source: the key LlamaIndex shows the source label under for a node without a
         title (a path's file name or a URL, as the core rendered it); written only when
         the node has no value there.
+    :param headers: keys that each hold one heading of the chunk's section path, outermost
+        first (LangChain's ``MarkdownHeaderTextSplitter``: ``Header 1``, ``Header 2`` ...);
+        the ones present, joined by `` > ``, are the section when no ``section`` key is.
+    :param header_path: keys holding the path of the headings above the chunk as one
+        ``/``-separated string (LlamaIndex's ``MarkdownNodeParser``: ``/Options/Naming/``);
+        the chunk's own leading heading completes it. Read when neither a ``section`` key
+        nor a ``headers`` key is present. With none of them, the heading the chunk's text
+        opens with (a reST title, a Markdown ``#`` line) is its section.
     :raises ConfigError: an empty key list, a non-string key or an unknown field.
     """
 
@@ -144,9 +158,11 @@ class MetadataKeys:
     status: str = "status"
     cite: str = "cite"
     source: str = "source"
+    headers: Keys = HEADER_KEYS
+    header_path: Keys = ("header_path",)
 
     def __post_init__(self) -> None:
-        for name in _FIELDS:
+        for name in (*_FIELDS, *_PATH_FIELDS):
             value = getattr(self, name)
             keys = (value,) if isinstance(value, str) else value
             if not isinstance(keys, Sequence) or not keys or not all(isinstance(k, str) and k for k in keys):
@@ -194,7 +210,10 @@ def to_record(
       a numpy scalar score or offset becomes a Python number;
     * a negative offset (LangChain splitters write ``start_index=-1`` for "not found in
       the source") means no offset, so the chunk does not merge;
-    * with only a start offset, ``end = start + len(text)``.
+    * with only a start offset, ``end = start + len(text)``;
+    * no ``section`` key: the section is the path of ``headers`` (``Header 1 > Header 2``),
+      else the ``header_path`` and the text's own leading heading, else that heading alone
+      (see :class:`MetadataKeys`).
 
     Every metadata key, used or not, travels in ``meta``.
     """
@@ -217,7 +236,28 @@ def to_record(
         values[name] = value
     if isinstance(values.get("start"), int) and "end" not in values:
         values["end"] = values["start"] + len(text)
+    if "section" not in values:
+        section = section_path(metadata, text, keys)
+        if section is not None:
+            values["section"] = section
     return {**values, "text": text, "meta": dict(metadata)}
+
+
+def section_path(metadata: Mapping[str, Any], text: str, keys: MetadataKeys) -> str | None:
+    """The section a chunk without a ``section`` key is in: its ``headers`` joined by
+    `` > ``, else its ``header_path`` completed by the heading its text opens with, else
+    that heading alone; ``None`` when nothing names it."""
+    parts = [v.strip() for k in keys.headers if isinstance(v := metadata.get(k), str) and v.strip()]
+    if parts:
+        return " > ".join(parts)
+    own = leading_heading(text) if isinstance(text, str) and text else None
+    path = next((v for k in keys.header_path if isinstance(v := metadata.get(k), str)), None)
+    if path is not None:
+        parts = [p.strip() for p in path.split("/") if p.strip()]
+        if own is not None and (not parts or parts[-1] != own):
+            parts.append(own)
+        return " > ".join(parts) or None
+    return own
 
 
 def summary(report: Report) -> dict[str, Any]:
@@ -231,12 +271,8 @@ def summary(report: Report) -> dict[str, Any]:
         "tokens_after": report.tokens_after,
         "kept": len(report.kept),
         "dropped": len(report.dropped),
-        "reasons": dict(report.reasons),
+        "reasons": {r.value: n for r, n in report.reasons.items()},
     }
-
-
-def _ids(value: object) -> list[Any]:
-    return list(value) if isinstance(value, (tuple, list)) else []
 
 
 def facts(
@@ -254,23 +290,23 @@ def facts(
         else None
     )
     decision = report.decisions[chunk.index] if chunk.index is not None else None
-    meta = chunk.meta
+    f = report.ledger[chunk.index]
     return {
         POSITION: position,
         CITE: cite_id(position),
         CHUNK_ID: chunk.id,
         SCORE: chunk.score,
         RETRIEVER_SCORE: given,
-        RELEVANCE_RANK: meta.get("relevance_rank"),
-        STATUS: meta.get("status"),
-        VERSION_FROM: meta.get("version_from"),
-        CONFLICTS_WITH: _ids(meta.get("conflicts_with")),
-        MERGED_FROM: _ids(meta.get("merged_from")),
-        DUPLICATES: _ids(meta.get("duplicates")),
-        EXCERPT: bool(meta.get("excerpt", False)),
-        FLAGS: _ids(meta.get("flags")),
+        RELEVANCE_RANK: f.rank,
+        STATUS: report.ledger.status(chunk),
+        VERSION_FROM: None if f.version is None else f.version.source,
+        CONFLICTS_WITH: list(f.conflicts_with),
+        MERGED_FROM: list(f.merged_from),
+        DUPLICATES: list(f.duplicates),
+        EXCERPT: f.cut is not None and "excerpt" in f.cut.by,
+        FLAGS: list(f.flags),
         SPAN: [chunk.start, chunk.end] if chunk.start is not None else None,
-        LABELS: labels(chunk, position),
+        LABELS: labels(chunk, position, report.ledger.status(chunk)),
         DECISION: decision.to_dict() if decision is not None else None,
         REPORT: {**call, "reasons": dict(call["reasons"])},
     }

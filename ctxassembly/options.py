@@ -11,6 +11,7 @@ below by :func:`reference`; :data:`REGENERATE` is the command that rewrites it.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import MISSING, dataclass, field, fields
 from dataclasses import replace as _replace
@@ -18,23 +19,38 @@ from typing import Any
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
+from ctxassembly.kinds import (
+    ABSENT_POLICIES,
+    FORMATS,
+    NONE_POLICIES,
+    ORDERS,
+    SAFETY_MODES,
+    SIGNALS,
+    VERSION_POLICIES,
+    AbsentPolicy,
+    Format,
+    NonePolicy,
+    Order,
+    SafetyMode,
+    VersionPolicy,
+    one_of,
+)
 from ctxassembly.pipeline import Stage
-from ctxassembly.render import FORMATS, SEPARATOR, Format, Renderer
+from ctxassembly.render import SEPARATOR, Renderer
 from ctxassembly.stages.admit import Admit
-from ctxassembly.stages.arrange import ORDERS, Arrange, Order
+from ctxassembly.stages.arrange import Arrange
 from ctxassembly.stages.dedup import Dedup
 from ctxassembly.stages.excerpt import Excerpt
 from ctxassembly.stages.extract import Extract
 from ctxassembly.stages.horizon import Horizon
 from ctxassembly.stages.merge import Merge
-from ctxassembly.stages.relevance import SIGNALS, NonePolicy, Relevance
+from ctxassembly.stages.prune import Prune
+from ctxassembly.stages.relevance import Relevance
 from ctxassembly.stages.rerank import Rerank
-from ctxassembly.stages.safety import Policy as SafetyPolicy
 from ctxassembly.stages.safety import Safety
 from ctxassembly.stages.select import Select
 from ctxassembly.stages.semantic import SemanticDedup
 from ctxassembly.stages.tables import Tables
-from ctxassembly.stages.version import Policy as VersionPolicy
 from ctxassembly.stages.version import VersionFilter
 from ctxassembly.tokens import TokenCounter, get_counter
 from ctxassembly.versioning import LOCATION_KEYS, VERSION_KEYS
@@ -43,10 +59,6 @@ __all__ = ["REGENERATE", "Options", "UnknownOption", "reference"]
 
 # run from the repository root
 REGENERATE = """python -c "from ctxassembly.options import reference; print(reference(), end='')" > docs/options.md"""
-
-_SAFETY_POLICIES = ("remove", "drop", "flag")
-_VERSION_POLICIES = ("drop", "label")
-_NONE_POLICIES = ("rank", "drop", "error")
 
 
 class UnknownOption(ConfigError, TypeError):
@@ -71,11 +83,14 @@ def _is_number(v: object) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
-def _one_of(*valid: object) -> Check:
-    def check(name: str, v: Any) -> None:
-        if v not in valid:
-            raise ConfigError(f"{name} must be one of {valid}, got {v!r}")
+def _one_of(*valid: str) -> Check:
+    """The check of a closed set (:mod:`ctxassembly.kinds`); ``check.valid`` holds the
+    values, which the field's doc must name (tests/test_options.py checks it)."""
 
+    def check(name: str, v: Any) -> None:
+        one_of(name, v, valid)
+
+    check.valid = valid  # type: ignore[attr-defined]
     return check
 
 
@@ -169,6 +184,19 @@ def _model(name: str, v: Any) -> None:
         raise _fail(name, "a model (instance, local path or hub name) or a callable", v)
 
 
+def _pruner(name: str, v: Any) -> None:
+    """A pruner: a model's local path or hub name, or a callable (question, passages) -> scores."""
+    if isinstance(v, (str, os.PathLike)):
+        _str(name, os.fspath(v))
+    elif isinstance(v, Stage):
+        raise ConfigError(
+            f"{name} must be a callable (question, passages) -> scores or a model's local path or hub name, "
+            f"got the stage {v!r}; a stage goes in Assembler(stages=[...])"
+        )
+    elif not callable(v):
+        raise _fail(name, "a callable (question, passages) -> scores or a model's local path or hub name", v)
+
+
 def _stage(name: str, v: Any) -> None:
     if not isinstance(v, Stage):
         raise _fail(name, "a stage (a name and a run(chunks, ctx) method)", v)
@@ -234,7 +262,19 @@ class Options:
     # -- versions (VersionFilter) -------------------------------------------------------
     version_policy: VersionPolicy = field(
         default="drop",
-        metadata=_meta(_one_of(*_VERSION_POLICIES), "`drop` or `label` chunks of another version than the target."),
+        metadata=_meta(_one_of(*VERSION_POLICIES), "`drop` or `label` chunks of another version than the target."),
+    )
+    absent_version: AbsentPolicy = field(
+        default="latest",
+        metadata=_meta(
+            _one_of(*ABSENT_POLICIES),
+            "When the version asked for (`target_version`, or one the question names) is among no candidate's "
+            "versions: `latest` answers for the latest version of each document, `empty` keeps that target "
+            "(every versioned chunk leaves), `error` raises `AbsentVersionError`; the first two warn "
+            "(`AbsentVersionWarning`) and note it in the report. `latest` by default: a user asking about 9.9 "
+            "of docs that stop at 8.2 (a typo, an unreleased version, a question naming its Python version) "
+            "is better served by the newest docs than by an empty context, and the warning says it happened.",
+        ),
     )
     subject_versions: bool = field(
         default=True, metadata=_meta(_bool, "Treat release notes about another version as other-version.")
@@ -264,7 +304,7 @@ class Options:
     none_score: NonePolicy = field(
         default="rank",
         metadata=_meta(
-            _one_of(*_NONE_POLICIES), "A chunk without a retriever score: `rank` it by order, `drop` it, or `error`."
+            _one_of(*NONE_POLICIES), "A chunk without a retriever score: `rank` it by order, `drop` it, or `error`."
         ),
     )
     top_k: int | None = field(
@@ -280,10 +320,10 @@ class Options:
         ),
     )
     # -- safety, duplicates, merge ------------------------------------------------------
-    safety: SafetyPolicy = field(
+    safety: SafetyMode = field(
         default="remove",
         metadata=_meta(
-            _one_of(*_SAFETY_POLICIES), "Injection-like text: `remove` the sentences, `drop` the chunk or `flag` it."
+            _one_of(*SAFETY_MODES), "Injection-like text: `remove` the sentences, `drop` the chunk or `flag` it."
         ),
     )
     near_threshold: float | None = field(
@@ -355,6 +395,27 @@ class Options:
             _number(0, open_low=True, high=1), "Largest budget share a chunk fills whole before extraction."
         ),
     )
+    pruner: object = field(
+        default=None,
+        metadata=_meta(
+            _optional(_pruner),
+            "`None`, a callable `(question, passages) -> scores` (each passage as its list of sentences; one "
+            "keep score in [0, 1] per sentence) or a token- / sequence-classification model (local path or hub "
+            "name): keeps each chunk's sentences scoring at least `pruner_threshold`, verbatim, in place of the "
+            "excerpt (`Prune`, docs/pruning.md).",
+        ),
+    )
+    pruner_threshold: float = field(
+        default=0.5,
+        metadata=_meta(
+            _number(0, high=1),
+            "Lowest keep score of a sentence the pruner keeps (0.5: a binary keep/drop head's decision boundary).",
+        ),
+    )
+    pruner_trust_remote_code: bool = field(
+        default=False,
+        metadata=_meta(_bool, "Let a pruner given by path or name run the code its model ships (transformers)."),
+    )
     llm_stage: Stage | None = field(
         default=None,
         metadata=_meta(
@@ -369,6 +430,11 @@ class Options:
     def __post_init__(self) -> None:
         for f in fields(self):
             f.metadata["check"](f.name, getattr(self, f.name))
+        if self.pruner is not None and self.extract:
+            raise ConfigError(
+                f"pruner and extract=True both replace the excerpt: pass one of them, got pruner={self.pruner!r} "
+                "and extract=True"
+            )
         if self.principals is not None:  # one pass over an iterator, and hashable
             object.__setattr__(self, "principals", frozenset(self.principals))
 
@@ -402,7 +468,7 @@ class Options:
 
     def build_stages(self, renderer: Renderer | None = None, count_tokens: TokenCounter | None = None) -> list[Stage]:
         """The default pipeline, in run order: admit, version, relevance, horizon, safety,
-        rerank, dedup, semantic, merge, excerpt (or tables + extract), the LLM stage,
+        rerank, dedup, semantic, merge, excerpt (or prune, or tables + extract), the LLM stage,
         select, arrange. Stages whose option is off (``None``) are left out.
 
         ``renderer`` and ``count_tokens`` are the assembler's (built from ``format`` and
@@ -425,6 +491,7 @@ class Options:
                 subject_versions=self.subject_versions,
                 version_keys=self.version_keys,
                 location_keys=self.location_keys,
+                absent_version=self.absent_version,
             ),
             # relevance ranks before the injection scan so that the scan (and every stage
             # that costs per chunk) runs on the head alone; Safety moves a chunk it had to
@@ -453,18 +520,27 @@ class Options:
             Select(
                 reserve=self.reserve,
                 max_per_doc=self.max_per_doc,
-                render=renderer.parts,
+                render=renderer.costed,
                 separator_tokens=count_tokens(SEPARATOR),
-                fit=excerpt.fit if excerpt is not None and self.fill else None,
+                fit=excerpt.fitter() if excerpt is not None and self.fill else None,
             ),
             Arrange(self.order),
         ]
         return [s for s in pipeline if s is not None]
 
     def _compress(self) -> list[Stage]:
-        """Tables + Extract when extraction is asked for, else the structure-aware Excerpt
-        (none when ``max_share`` is ``None``). Extraction is off by default, with or
+        """Prune when a pruner is given; Tables + Extract when extraction is asked for;
+        else the structure-aware Excerpt (none when ``max_share`` is ``None``). Extraction is off by default, with or
         without models: it measured worse than the excerpt (benchmarks/README.md)."""
+        if self.pruner is not None:
+            return [
+                Prune(
+                    self.pruner,
+                    pruner_threshold=self.pruner_threshold,
+                    device=self.device,
+                    trust_remote_code=self.pruner_trust_remote_code,
+                )
+            ]
         if self.extract:
             return [
                 Tables(extract_share=self.extract_share),

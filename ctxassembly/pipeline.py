@@ -10,7 +10,9 @@ reserves nothing and counts as model-free.
 :func:`run` runs the stages in order. A :class:`Widening` stage (the horizon) cuts the
 list short for the costly stages after it; when its :meth:`~Widening.starved` says the
 cut left the budget unspent, the pipeline forgets what the stages after it recorded and
-runs them again with the cut widened (:attr:`Cascade.widened` one higher).
+runs them again with the cut widened (``ledger.call.widened`` one higher). What a stage
+tells another it writes to the call's :class:`~ctxassembly.ledger.Ledger`, declaring
+the facts in its ``reads`` and ``writes`` (:func:`check_declared`).
 :func:`fit_rendered` renders the result and drops the lowest-ranked chunk until the
 rendered text fits the budget.
 """
@@ -19,54 +21,39 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
-from typing import NamedTuple, Protocol, runtime_checkable
+from dataclasses import dataclass
+from typing import ClassVar, NamedTuple, Protocol, runtime_checkable
 
 from ctxassembly.chunk import Chunk
+from ctxassembly.errors import ConfigError
+from ctxassembly.kinds import Reason
+from ctxassembly.ledger import CALL, FACTS, Ledger, Selection
 from ctxassembly.report import Report
+from ctxassembly.text.selection import removed_passages
 from ctxassembly.tokens import TokenCounter, get_counter
 
 __all__ = [
-    "Cascade",
     "Context",
     "Selection",
     "Stage",
     "StageBase",
     "Traits",
     "Widening",
+    "check_declared",
     "fit_rendered",
     "run",
     "traits",
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class Selection:
-    """What the select stage spent: the horizon reads it to tell a full selection from
-    a starved one."""
-
-    tokens: int  # tokens of the chunks kept
-    available: int  # the budget select had (budget minus its reserve)
-    overflow: int  # chunks that did not fit
-
-
-@dataclass(slots=True)
-class Cascade:
-    """The state one pass of the stages after a horizon shares; a new pass starts from
-    the state before the first one, with ``widened`` one higher."""
-
-    widened: int = 0  # how many times the horizon has been doubled
-    horizon_total: int | None = None  # chunks that reached the horizon
-    horizon_cut: int | None = None  # how many of them it passed on
-    selection: Selection | None = None  # what select spent (None: no select ran)
-
-
-@dataclass
+@dataclass(frozen=True)
 class Context:
-    """What every stage may read about the call, and the report it writes to.
+    """What every stage may read about the call (frozen), and the records it writes to:
+    ``report`` (fates and notes) and ``ledger`` (the facts, :mod:`ctxassembly.ledger`).
 
     ``count_tokens`` is a :class:`~ctxassembly.tokens.TokenCounter` (a plain callable
-    ``text -> int`` is wrapped in one, without a lower bound).
+    ``text -> int`` is wrapped in one, without a lower bound). ``target_version`` is the
+    caller's; the version stage's target is ``ledger.call.target_version``.
     """
 
     question: str
@@ -75,18 +62,31 @@ class Context:
     count_tokens: TokenCounter
     target_version: str | None = None
     principals: frozenset[str] | None = None
-    cascade: Cascade = field(default_factory=Cascade)
 
     def __post_init__(self) -> None:
         if not isinstance(self.count_tokens, TokenCounter):
-            self.count_tokens = get_counter(self.count_tokens)
+            object.__setattr__(self, "count_tokens", get_counter(self.count_tokens))
+        if self.target_version is not None and self.report.ledger.call.target_version is None:
+            self.report.ledger.update_call(target_version=self.target_version)
+
+    @property
+    def ledger(self) -> Ledger:
+        """The call's facts (the report's ledger)."""
+        return self.report.ledger
 
     def note_cut(self, stage: str, event: str, chunk: Chunk, text: str) -> None:
         """Note in the report that ``stage`` cut ``chunk`` down to ``text`` (``event`` says
-        how: ``excerpted``, ``extracted``...), with its tokens before and after."""
+        how: ``excerpted``, ``extracted``...), with its tokens before and after and the
+        first words of the paragraphs it removed (``removed``, at most five)."""
         count = self.count_tokens
         self.report.note(
-            stage, event, id=chunk.id, index=chunk.index, tokens_before=count(chunk.text), tokens_after=count(text)
+            stage,
+            event,
+            id=chunk.id,
+            index=chunk.index,
+            tokens_before=count(chunk.text),
+            tokens_after=count(text),
+            removed=removed_passages(chunk.text, text),
         )
 
 
@@ -110,11 +110,16 @@ class StageBase:
     :cvar reserve: tokens of the budget the stage keeps back (the final fit honours it).
     :cvar uses_model: the stage calls a model, so :meth:`Assembler.arun
         <ctxassembly.assembler.Assembler.arun>` runs the pipeline in a worker thread.
+    :cvar reads: the ledger facts the stage reads (:class:`~ctxassembly.ledger.Facts` and
+        :class:`~ctxassembly.ledger.Call` field names).
+    :cvar writes: the ledger facts it writes; writing any other raises.
     """
 
     name: str
     reserve: int = 0
     uses_model: bool = False
+    reads: ClassVar[frozenset[str]] = frozenset()
+    writes: ClassVar[frozenset[str]] = frozenset()
 
 
 @runtime_checkable
@@ -130,6 +135,26 @@ class Traits(NamedTuple):
     uses_model: bool
 
 
+def declared(stage: Stage) -> tuple[frozenset[str], frozenset[str]]:
+    """What ``stage`` reads and writes of the ledger (nothing, for a plain stage)."""
+    if isinstance(stage, StageBase):
+        return stage.reads, stage.writes
+    return frozenset(), frozenset()
+
+
+def check_declared(stages: Sequence[Stage]) -> None:
+    """Refuse a stage that declares a ledger fact that does not exist.
+
+    :raises ConfigError: naming the stage, the name and the valid names.
+    """
+    valid = FACTS | CALL
+    for stage in stages:
+        reads, writes = declared(stage)
+        unknown = sorted((reads | writes) - valid)
+        if unknown:
+            raise ConfigError(f"stage {stage.name!r} declares unknown ledger facts {unknown}; valid: {sorted(valid)}")
+
+
 def traits(stage: Stage) -> Traits:
     """What ``stage`` declares: a :class:`StageBase`'s ``reserve`` and ``uses_model``;
     for any other stage, no reserve and no model."""
@@ -140,29 +165,36 @@ def traits(stage: Stage) -> Traits:
 
 def run(stages: Sequence[Stage], chunks: list[Chunk], ctx: Context) -> list[Chunk]:
     """Run ``stages`` in order; from the first :class:`Widening` stage on, again while it
-    says the pass starved (the report and ``ctx.cascade`` of the starved pass are
-    rolled back, and ``ctx.cascade.widened`` goes one up)."""
+    says the pass starved (the report and the ledger of the starved pass are rolled
+    back, and ``ledger.call.widened`` goes one up)."""
     at = next((i for i, s in enumerate(stages) if isinstance(s, Widening)), len(stages))
     head = _run(stages[:at], chunks, ctx)
     if at == len(stages):
         return head
     widening = stages[at]
     assert isinstance(widening, Widening)  # for mypy: found above
-    mark, start = ctx.report.mark(), replace(ctx.cascade)
+    ledger = ctx.ledger
+    mark, start = ctx.report.mark(), ledger.mark()
     while True:
         out = _run(stages[at:], head, ctx)
         if not widening.starved(ctx):
             return out
+        widened = ledger.call.widened + 1
         ctx.report.rollback(mark)
-        ctx.cascade = replace(start, widened=ctx.cascade.widened + 1)
+        ledger.rollback(start)
+        ledger.update_call(widened=widened)
 
 
 def _run(stages: Sequence[Stage], chunks: list[Chunk], ctx: Context) -> list[Chunk]:
-    report = ctx.report
+    report, ledger = ctx.report, ctx.ledger
     for stage in stages:
         t0 = time.perf_counter()
         n_in = len(chunks)
-        chunks = stage.run(chunks, ctx)
+        ledger.writer = (stage.name, declared(stage)[1])
+        try:
+            chunks = stage.run(chunks, ctx)
+        finally:
+            ledger.writer = None
         # a stage run again after the horizon widens adds its time; counts are the last pass's
         report.timings_ms[stage.name] = report.timings_ms.get(stage.name, 0.0) + (time.perf_counter() - t0) * 1000
         report.stage_counts[stage.name] = {"in": n_in, "out": len(chunks)}
@@ -178,8 +210,14 @@ def fit_rendered(
     final = list(chunks)
     text = render(final)
     while final and ctx.count_tokens(text) > limit:
-        worst = max(range(len(final)), key=lambda i: final[i].meta.get("relevance_rank", i))
-        ctx.report.drop(final[worst], "render", "over_budget", why="rendered context over budget")
+        ledger = ctx.ledger
+        worst = max(range(len(final)), key=lambda i: _rank(ledger, final[i], i))
+        ctx.report.drop(final[worst], "render", Reason.OVER_BUDGET, why="rendered context over budget")
         del final[worst]
         text = render(final)
     return final, text
+
+
+def _rank(ledger: Ledger, chunk: Chunk, default: int) -> int:
+    rank = ledger[chunk.index].rank
+    return default if rank is None else rank

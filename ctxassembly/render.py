@@ -39,10 +39,9 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping, Sequence
-from typing import Literal
 
 from ctxassembly.chunk import Chunk
-from ctxassembly.errors import ConfigError
+from ctxassembly.kinds import FORMATS, Format, one_of
 
 __all__ = [
     "FORMATS",
@@ -58,8 +57,6 @@ __all__ = [
     "unescape_body",
 ]
 
-Format = Literal["xml", "evidence", "plain"]
-FORMATS = ("xml", "evidence", "plain")
 SEPARATOR = "\n\n"
 LABELS = ("id", "title", "section", "source", "version", "date", "status")
 #: chunk metadata keys that may say where a chunk came from, first present wins
@@ -144,11 +141,13 @@ def _source(meta: Mapping[str, object]) -> str | None:
     return None
 
 
-def labels(chunk: Chunk, position: int) -> dict[str, str]:
+def labels(chunk: Chunk, position: int, status: str | None = None) -> dict[str, str]:
     """The labels the chunk at ``position`` of a context is shown with (empty ones left out).
 
     ``id`` is the citation id (:func:`cite_id`), not ``chunk.id``; ``source`` is shown only
     when there is no title (a title names the document better, and both would cost twice).
+    ``status`` is the version label the call's ledger gives the chunk; without one, the
+    chunk's ``meta["status"]`` (what a returned chunk carries, or the caller's own).
     """
     values = {
         "id": cite_id(position),
@@ -157,7 +156,7 @@ def labels(chunk: Chunk, position: int) -> dict[str, str]:
         "source": None if chunk.title not in (None, "") else _source(chunk.meta),
         "version": chunk.version,
         "date": chunk.date,
-        "status": chunk.meta.get("status"),
+        "status": chunk.meta.get("status") if status is None else status,
     }
     return {k: str(v) for k, v in values.items() if v not in (None, "")}
 
@@ -166,15 +165,15 @@ class Renderer:
     """Render chunks in one format; also tells what one block costs (for the budget)."""
 
     def __init__(self, fmt: Format = "xml") -> None:
-        if fmt not in FORMATS:
-            raise ConfigError(f"format must be one of {FORMATS}, got {fmt!r}")
+        one_of("format", fmt, FORMATS)
         self.fmt = fmt
 
-    def parts(self, chunk: Chunk, position: int = 0) -> tuple[str, str, str]:
-        """``(head, body, tail)`` of a chunk's block: labels before, escaped text, close."""
+    def parts(self, chunk: Chunk, position: int = 0, status: str | None = None) -> tuple[str, str, str]:
+        """``(head, body, tail)`` of a chunk's block: labels before, escaped text, close
+        (``status``: see :func:`labels`)."""
         if self.fmt == "plain":
             return "", chunk.text, ""
-        lab = labels(chunk, position)
+        lab = labels(chunk, position, status)
         if self.fmt == "xml":
             attrs = " ".join(f'{k}="{_attr(v)}"' for k, v in lab.items())
             return f"<{_TAG} {attrs}>\n", escape_body(chunk.text), f"\n</{_TAG}>"
@@ -185,20 +184,35 @@ class Renderer:
         body = _BREAK_THEN_HEADER.sub(r"\1  ", chunk.text) if _HEADER_LIKE.search(chunk.text) else chunk.text
         return header, body, ""
 
-    def block(self, chunk: Chunk, position: int = 0) -> str:
-        return "".join(self.parts(chunk, position))
+    def costed(self, chunk: Chunk, status: str | None) -> tuple[str, str, str]:
+        """:meth:`parts` of the chunk at position 0 shown with ``status``: what select
+        counts before the final order is known."""
+        return self.parts(chunk, 0, status)
 
-    def render(self, chunks: Sequence[Chunk], positions: Sequence[int] | None = None) -> str:
+    def block(self, chunk: Chunk, position: int = 0, status: str | None = None) -> str:
+        return "".join(self.parts(chunk, position, status))
+
+    def render(
+        self,
+        chunks: Sequence[Chunk],
+        positions: Sequence[int] | None = None,
+        statuses: Sequence[str | None] | None = None,
+    ) -> str:
         """The context: ``chunks`` in order, the n-th cited as ``n`` unless ``positions``
-        gives each chunk's position (a subset of an assembled context keeps its ids).
+        gives each chunk's position (a subset of an assembled context keeps its ids);
+        ``statuses``: each chunk's status label (see :func:`labels`).
 
-        :raises ValueError: ``positions`` not one per chunk.
+        :raises ValueError: ``positions`` or ``statuses`` not one per chunk.
         """
         if positions is None:
-            return SEPARATOR.join(self.block(c, i) for i, c in enumerate(chunks))
+            positions = range(len(chunks))
         if len(positions) != len(chunks):
             raise ValueError(f"positions: expected one per chunk ({len(chunks)}), got {len(positions)}")
-        return SEPARATOR.join(self.block(c, p) for c, p in zip(chunks, positions, strict=True))
+        if statuses is None:
+            return SEPARATOR.join(self.block(c, p) for c, p in zip(chunks, positions, strict=True))
+        if len(statuses) != len(chunks):
+            raise ValueError(f"statuses: expected one per chunk ({len(chunks)}), got {len(statuses)}")
+        return SEPARATOR.join(self.block(c, p, s) for c, p, s in zip(chunks, positions, statuses, strict=True))
 
 
 def render(chunks: Sequence[Chunk], fmt: Format = "xml") -> str:

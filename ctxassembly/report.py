@@ -9,11 +9,13 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from ctxassembly.chunk import Chunk
-from ctxassembly.render import cite_id
+from ctxassembly.kinds import Reason
+from ctxassembly.ledger import Ledger
+from ctxassembly.render import cite_id, source_label
 
-__all__ = ["KEPT", "Decision", "Mark", "Report"]
+__all__ = ["KEPT", "Decision", "Mark", "Reason", "Report"]
 
-KEPT = "kept"
+KEPT = Reason.KEPT
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,7 +25,7 @@ class Decision:
     index: int
     id: str
     stage: str
-    reason: str
+    reason: Reason
     detail: dict[str, Any] = field(default_factory=dict)
     position: int | None = None
 
@@ -42,7 +44,7 @@ class Decision:
             "id": self.id,
             "fate": "kept" if self.kept else "dropped",
             "stage": self.stage,
-            "reason": self.reason,
+            "reason": self.reason.value,
             "position": self.position,
             "cite": self.cite,
             "detail": self.detail,
@@ -78,15 +80,23 @@ class Report:
     top_ranked_position: int | None = None
     inputs: Sequence[Chunk] = field(default_factory=tuple, repr=False)
     count_tokens: Callable[[str], int] | None = field(default=None, repr=False)
+    #: what the stages recorded about each input besides its fate (:mod:`ctxassembly.ledger`)
+    ledger: Ledger = field(default_factory=Ledger, repr=False)
+    #: the kept chunks as the context shows them (their labels, for :meth:`table`)
+    final: Sequence[Chunk] = field(default_factory=tuple, repr=False)
     _fates: dict[int, Decision] = field(default_factory=dict, repr=False)
 
     # -- writing (used by stages) -------------------------------------------------------
-    def drop(self, chunk: Chunk, stage: str, reason: str, **detail: Any) -> None:
-        """Record that ``chunk`` leaves at ``stage`` for ``reason``."""
-        self._set(Decision(_index(chunk), chunk.id, stage, reason, detail))  # **detail is a fresh dict
+    def drop(self, chunk: Chunk, stage: str, reason: Reason | str, **detail: Any) -> None:
+        """Record that ``chunk`` leaves at ``stage`` for ``reason`` (a :class:`Reason` or its
+        string).
 
-    def drop_index(self, index: int, chunk_id: str, stage: str, reason: str, **detail: Any) -> None:
-        self._set(Decision(index, chunk_id, stage, reason, detail))
+        :raises ConfigError: a reason that is not a :class:`Reason`, listing the valid ones.
+        """
+        self._set(Decision(_index(chunk), chunk.id, stage, _reason(reason), detail))  # **detail is a fresh dict
+
+    def drop_index(self, index: int, chunk_id: str, stage: str, reason: Reason | str, **detail: Any) -> None:
+        self._set(Decision(index, chunk_id, stage, _reason(reason), detail))
 
     def note(self, stage: str, event: str, **detail: Any) -> None:
         self.notes.append({"stage": stage, "event": event, **detail})
@@ -120,8 +130,13 @@ class Report:
 
     # -- reading ------------------------------------------------------------------------
     @property
+    def fates(self) -> list[Decision]:
+        """The fates recorded so far, in input order (after the call: :attr:`decisions`)."""
+        return self.decisions if self.decisions else [self._fates[i] for i in sorted(self._fates)]
+
+    @property
     def kept(self) -> list[Decision]:
-        return sorted((d for d in self.decisions if d.kept), key=lambda d: d.position or 0)
+        return sorted((d for d in self.fates if d.kept), key=lambda d: d.position or 0)
 
     @property
     def citations(self) -> dict[str, str]:
@@ -130,14 +145,24 @@ class Report:
 
     @property
     def dropped(self) -> list[Decision]:
-        return [d for d in self.decisions if not d.kept]
+        return [d for d in self.fates if not d.kept]
 
     @property
-    def reasons(self) -> Counter[str]:
-        return Counter(d.reason for d in self.decisions)
+    def reasons(self) -> Counter[Reason]:
+        return Counter(d.reason for d in self.fates)
 
     def fate(self, index: int) -> Decision:
-        return self.decisions[index]
+        """The fate of input ``index`` (during a call: the one recorded so far).
+
+        :raises KeyError: no fate recorded for ``index`` yet.
+        """
+        if self.decisions:
+            return self.decisions[index]
+        return self._fates[index]
+
+    def has_fate(self, index: int) -> bool:
+        """Whether input ``index`` has a fate (yet)."""
+        return index in self._fates
 
     @property
     def tokens_before(self) -> int:
@@ -156,7 +181,7 @@ class Report:
             "top_ranked_position": self.top_ranked_position,
             "kept": sum(d.kept for d in self.decisions),
             "dropped": sum(not d.kept for d in self.decisions),
-            "reasons": dict(self.reasons),
+            "reasons": {r.value: n for r, n in self.reasons.items()},
             "citations": self.citations,
             "stage_counts": self.stage_counts,
             "timings_ms": {k: round(v, 3) for k, v in self.timings_ms.items()},
@@ -168,19 +193,117 @@ class Report:
         return json.dumps(self.to_dict(), default=str, **kwargs)
 
     def table(self) -> str:
-        """A plain-text table: one row per input chunk."""
-        rows = [("#", "id", "fate", "stage", "reason", "detail")]
+        """A plain-text table, a summary line, then one row per input chunk: its input
+        number, the citation the context shows (``[1]``), a short id (a UUID's first
+        characters, unique within the call), where it is from (title and section, else
+        the source's file name or URL), its version, fate, stage, reason and the detail.
+        An ``over_budget`` row the budget settled without counting the whole chunk shows
+        the chunk's real tokens."""
+        inputs = {c.index: c for c in self.inputs}
+        shown = {c.index: c for c in self.final}
+        resolved = _resolved_versions(self.notes)
+        short = _short_ids([d.id for d in self.decisions])
+        rows = [("#", "cite", "id", "from", "version", "fate", "stage", "reason", "detail")]
         for d in self.decisions:
-            fate = f"kept @{d.position} [{d.cite}]" if d.kept else "dropped"
-            detail = ", ".join(f"{k}={v}" for k, v in d.detail.items())
-            rows.append((str(d.index), d.id, fate, d.stage, d.reason, detail[:60]))
+            chunk = shown.get(d.index) or inputs.get(d.index)
+            fate = f"kept @{d.position}" if d.kept else "dropped"
+            detail = dict(d.detail)
+            if d.reason == "over_budget" and detail.get("tokens") is None and chunk is not None and self.count_tokens:
+                # select stops counting once a chunk cannot fit: show what its text alone costs
+                detail["tokens"] = f"{self.count_tokens(chunk.text)} (text) + labels"
+            version = (
+                (shown[d.index].version if d.index in shown else None)
+                or detail.get("version")
+                or detail.get("describes")
+                or (chunk.version if chunk is not None else None)
+                or resolved.get(d.index)
+                or ""
+            )
+            rows.append(
+                (
+                    str(d.index),
+                    f"[{d.cite}]" if d.cite else "",
+                    short[d.id],
+                    _origin(chunk),
+                    str(version),
+                    fate,
+                    d.stage,
+                    d.reason,
+                    ", ".join(f"{k}={_cell(v, short)}" for k, v in detail.items()),
+                )
+            )
         widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
         lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in rows]
         lines.insert(1, "  ".join("-" * w for w in widths))
+        kept = sum(d.kept for d in self.decisions)
+        target = self.target_version or "latest per document"
+        lines.insert(
+            0,
+            f"{self.question!r}: kept {kept} of {len(self.decisions)}, {self.tokens_after} of {self.budget} tokens"
+            f" ({self.tokens_before} as retrieved), version {target}",
+        )
         return "\n".join(lines)
 
     def __str__(self) -> str:
         return self.table()
+
+
+def _reason(reason: Reason | str) -> Reason:
+    return reason if isinstance(reason, Reason) else Reason(Reason.parse(reason))
+
+
+_ORIGIN_CHARS = 40  # a title and section wider than this is cut (the context shows them whole)
+_CELL_CHARS = 120  # one detail value wider than this is cut (an error message, a list of ids)
+_SHORT_ID = 8  # a long id is shown by its first characters, at least this many
+
+
+def _origin(chunk: Chunk | None) -> str:
+    """Where a chunk is from: its title (and section), else its source as the context shows it."""
+    if chunk is None:
+        return ""
+    meta = chunk.meta
+    name = chunk.title or next(
+        (s for k in ("source", "url", "file_path", "file_name") if (s := source_label(meta.get(k)))), None
+    )
+    text = " › ".join(x for x in (name, chunk.section) if x)
+    return text if len(text) <= _ORIGIN_CHARS else text[: _ORIGIN_CHARS - 1] + "…"
+
+
+def _cell(value: object, short: dict[str, str]) -> str:
+    """A detail value as the table shows it: another chunk's id by its short id."""
+    if isinstance(value, str) and value in short:
+        return short[value]
+    if isinstance(value, (list, tuple)) and value and all(isinstance(v, str) and v in short for v in value):
+        value = [short[v] for v in value]
+    text = str(value)
+    return text if len(text) <= _CELL_CHARS else text[: _CELL_CHARS - 1] + "…"
+
+
+def _short_ids(ids: Sequence[str]) -> dict[str, str]:
+    """Each id, or for an id longer than 12 characters its shortest prefix (at least
+    :data:`_SHORT_ID` characters) that no other id of the call starts with, and "…"."""
+    out: dict[str, str] = {}
+    unique = sorted(set(ids))
+    for i in unique:
+        if len(i) <= 12:
+            out[i] = i
+            continue
+        for n in range(_SHORT_ID, len(i) - 1):
+            prefix = i[:n]
+            if not any(o != i and o.startswith(prefix) for o in unique):
+                out[i] = prefix + "…"
+                break
+        else:
+            out[i] = i
+    return out
+
+
+def _resolved_versions(notes: Sequence[dict[str, Any]]) -> dict[int, str]:
+    """Input index -> the version the version stage found (its ``resolved`` note)."""
+    for note in notes:
+        if note.get("event") == "resolved":
+            return {row[0]: row[2] for row in note.get("chunks", ()) if row[2] and isinstance(row[0], int)}
+    return {}
 
 
 def _index(chunk: Chunk) -> int:

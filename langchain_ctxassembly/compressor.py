@@ -31,11 +31,10 @@ from langchain_core.load.serializable import Serializable, SerializedConstructor
 from pydantic import ConfigDict, Field, PrivateAttr, field_serializer, field_validator
 
 from ctxassembly.assembler import Assembled, Assembler
+from ctxassembly.kinds import Format, Order
 from ctxassembly.metadata import MetadataKeys, ScoreFrom, assembly_options, check_budget
 from ctxassembly.options import Options
-from ctxassembly.render import Format
 from ctxassembly.report import Report
-from ctxassembly.stages.arrange import Order
 from langchain_ctxassembly.mapping import to_documents, to_records
 from langchain_ctxassembly.render import format_documents
 

@@ -19,8 +19,9 @@ from langchain_core.documents import Document
 from langchain_core.runnables import RunnableLambda
 
 from ctxassembly.chunk import Chunk, FrozenMeta
+from ctxassembly.kinds import Format
 from ctxassembly.metadata import CHUNK_ID, CITE, LABELS, MetadataKeys
-from ctxassembly.render import Format, Renderer
+from ctxassembly.render import Renderer
 from langchain_ctxassembly.mapping import to_chunk
 
 __all__ = ["format_documents", "render_documents"]

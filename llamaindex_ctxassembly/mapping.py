@@ -35,7 +35,7 @@ import copy
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from llama_index.core.schema import BaseNode, ImageNode, MetadataMode, Node, NodeWithScore, TextNode
+from llama_index.core.schema import BaseNode, Document, ImageNode, MetadataMode, Node, NodeWithScore, TextNode
 
 from ctxassembly import metadata as convention
 from ctxassembly.chunk import Chunk
@@ -48,7 +48,8 @@ __all__ = ["MetadataKeys", "node_text", "nodes_to_chunks", "to_nodes"]
 
 
 def node_text(node: BaseNode) -> str:
-    """The node's text without metadata.
+    """The node's text without metadata; ``""`` for a text document that is empty (a
+    reader's empty file: the core drops it as ``input``/``empty``).
 
     :raises ChunkError: a node with no text (an image, audio or video node without a
         caption); the message names the node and its type.
@@ -57,6 +58,10 @@ def node_text(node: BaseNode) -> str:
         return node.get_content(metadata_mode=MetadataMode.NONE)
     if isinstance(node, Node) and node.text_resource is not None and node.text_resource.text is not None:
         return node.get_content(metadata_mode=MetadataMode.NONE)
+    if isinstance(node, Document) and all(
+        getattr(node, name, None) is None for name in ("image_resource", "audio_resource", "video_resource")
+    ):
+        return ""  # a Document built from an empty text keeps no text resource at all
     raise ChunkError(
         f"{type(node).__name__} has no text; ctxassembly assembles text. Give the node a text "
         "caption or filter non-text nodes out before this postprocessor",

@@ -27,6 +27,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from ctxassembly.assembler import Assembled, Assembler
 from ctxassembly.errors import ConfigError
+from ctxassembly.kinds import Order
 from ctxassembly.metadata import (
     MetadataKeys,
     ScoreFrom,
@@ -34,7 +35,6 @@ from ctxassembly.metadata import (
     check_budget,
 )
 from ctxassembly.report import Report
-from ctxassembly.stages.arrange import Order
 from llamaindex_ctxassembly.events import ContextAssemblyEvent
 from llamaindex_ctxassembly.mapping import nodes_to_chunks, to_nodes
 

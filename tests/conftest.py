@@ -37,33 +37,41 @@ def context(question: str = "q", budget: int = 1000, **kw: Any) -> Context:
         question=question,
         budget=budget,
         report=Report(question=question, budget=budget),
-        count_tokens=get_counter(),
-        **kw,
+        **{"count_tokens": get_counter(), **kw},
     )
 
 
 def fates(ctx: Context) -> dict[int, str]:
     """Input index -> reason, for the chunks a stage dropped."""
-    return {i: d.reason for i, d in ctx.report._fates.items()}
+    return {d.index: d.reason for d in ctx.report.fates}
 
 
 REPO = Path(__file__).resolve().parents[1]
+# Every dev corpus vendored in benchmarks/data/ (a test that pins one corpus's figures names it):
+# three in reST, black in Markdown.
+DEV_CORPORA = ("django", "pytest", "celery", "black")
+
+
+VENDORED = REPO / "benchmarks" / "data"
 
 
 @dataclass(frozen=True)
 class DevData:
     """The dev benchmark data vendored in ``benchmarks/data/<corpus>/`` (compressed).
 
-    ``$CTXASSEMBLY_BENCH`` may point at another benchmark folder (with ``data/<corpus>/``).
+    ``$CTXASSEMBLY_BENCH`` may point at another benchmark folder (with ``data/<corpus>/``);
+    a corpus that folder lacks (one built in this repository) is read from the vendored copy.
     """
 
     root: Path
 
     def path(self, corpus: str, name: str = "questions.jsonl") -> Path:
         """The file ``name`` of ``corpus``, plain or as its ``.gz`` / ``.xz`` copy."""
-        for candidate in (name, f"{name}.gz", f"{name}.xz"):
-            if (self.root / corpus / candidate).exists():
-                return self.root / corpus / candidate
+        roots = [self.root] if (self.root / corpus).is_dir() else [self.root, VENDORED]
+        for root in roots:
+            for candidate in (name, f"{name}.gz", f"{name}.xz"):
+                if (root / corpus / candidate).exists():
+                    return root / corpus / candidate
         pytest.fail(f"benchmark file {corpus}/{name} (.gz, .xz) not found under {self.root}")
 
     def records(self, corpus: str = "django") -> list[dict[str, Any]]:
@@ -78,7 +86,7 @@ class DevData:
 @pytest.fixture(scope="session")
 def dev_data() -> DevData:
     env = os.environ.get("CTXASSEMBLY_BENCH")
-    return DevData(Path(env) / "data" if env else REPO / "benchmarks" / "data")
+    return DevData(Path(env) / "data" if env else VENDORED)
 
 
 @pytest.fixture

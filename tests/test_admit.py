@@ -22,7 +22,7 @@ def test_acl_fails_closed():
     out = Admit(["everyone", "alice"]).run(acl_chunks(), ctx)
     assert [c.id for c in out] == ["pub"]
     assert set(fates(ctx).values()) == {"not_permitted"}
-    whys = {d.id: d.detail["why"] for d in ctx.report._fates.values()}
+    whys = {d.id: d.detail["why"] for d in ctx.report.fates}
     assert "no ACL data" in whys["none"]
     assert "malformed" in whys["bad"]
     assert "malformed" in whys["empty"]
@@ -37,7 +37,7 @@ def test_string_acl_is_one_principal():
 def test_enforced_acl_with_no_principals_admits_nothing(principals):
     ctx = context()
     assert Admit(principals, enforce_acl=True).run(acl_chunks(), ctx) == []
-    assert all("no principals" in d.detail["why"] for d in ctx.report._fates.values())
+    assert all("no principals" in d.detail["why"] for d in ctx.report.fates)
 
 
 def test_acl_off_by_default():
@@ -59,7 +59,7 @@ def test_permit_predicate_and_a_broken_one_denies():
 
     ctx = context()
     assert Admit(["x"], permit=broken).run(acl_chunks(), ctx) == []
-    assert "raised KeyError" in next(iter(ctx.report._fates.values())).detail["why"]
+    assert "raised KeyError" in next(iter(ctx.report.fates)).detail["why"]
 
 
 @pytest.mark.parametrize(
@@ -85,7 +85,7 @@ def test_scope(scope, kept):
 def test_missing_scope_field_is_recorded():
     ctx = context()
     Admit(scope={"locale": "en"}).run(chunks(("a", "x")), ctx)
-    assert ctx.report._fates[0].detail == {"field": "locale", "why": "missing_scope_field"}
+    assert ctx.report.fate(0).detail == {"field": "locale", "why": "missing_scope_field"}
 
 
 def test_empty_input():

@@ -43,9 +43,10 @@ def test_reading_groups_documents_in_offset_order():
 
 def test_conflicts_stay_adjacent():
     cs = chunks(("a", "1"), ("b", "2"), ("c", "3"), ("d", "4"))
-    cs[0] = cs[0].with_meta(conflicts_with=("d",))
-    cs[3] = cs[3].with_meta(conflicts_with=("a",))
-    out = [c.id for c in Arrange("bookend").run(cs, context())]
+    ctx = context()
+    ctx.ledger.update(0, conflicts_with=("d",))
+    ctx.ledger.update(3, conflicts_with=("a",))
+    out = [c.id for c in Arrange("bookend").run(cs, ctx)]
     assert out.index("d") == out.index("a") + 1
 
 

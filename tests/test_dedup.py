@@ -1,6 +1,8 @@
 import pytest
 
 from ctxassembly import ConfigError, Dedup
+from ctxassembly.kinds import Status
+from ctxassembly.ledger import Verdict
 from ctxassembly.text.lexical import differs_in_substance
 from tests.conftest import chunks, context, fates
 
@@ -17,16 +19,16 @@ def test_exact_duplicates_after_normalisation_keep_the_first_and_its_provenance(
     ctx = context()
     out = Dedup().run(cs, ctx)
     assert [c.id for c in out] == ["a", "d"]
-    assert out[0].meta["duplicates"] == ("b", "c")
+    assert ctx.ledger[out[0].index].duplicates == ("b", "c")
     assert fates(ctx) == {1: "duplicate", 2: "duplicate"}
-    assert ctx.report._fates[1].detail == {"duplicate_of": "a", "kind": "exact", "kept_because": "higher_ranked"}
+    assert ctx.report.fate(1).detail == {"duplicate_of": "a", "kind": "exact", "kept_because": "higher_ranked"}
 
 
 def test_near_duplicates_go():
     cs = chunks(("a", PARA + "."), ("b", PARA + " as well."))
     ctx = context()
     assert [c.id for c in Dedup().run(cs, ctx)] == ["a"]
-    assert ctx.report._fates[1].detail["kind"] == "near"
+    assert ctx.report.fate(1).detail["kind"] == "near"
 
 
 @pytest.mark.parametrize(
@@ -45,8 +47,8 @@ def test_a_difference_in_substance_makes_a_conflict_not_a_duplicate(a, b):
     ctx = context()
     out = Dedup().run(cs, ctx)
     assert [c.id for c in out] == ["x", "y"]
-    assert out[0].meta["conflicts_with"] == ("y",)
-    assert out[1].meta["conflicts_with"] == ("x",)
+    assert ctx.ledger[out[0].index].conflicts_with == ("y",)
+    assert ctx.ledger[out[1].index].conflicts_with == ("x",)
     assert fates(ctx) == {}
 
 
@@ -85,15 +87,16 @@ def test_bad_config(kwargs, match):
 
 def test_with_labelled_versions_the_current_copy_survives():
     cs = chunks(("old", "same words"), ("cur", "same words"))
-    cs[0] = cs[0].with_meta(status="other_version")
-    cs[1] = cs[1].with_meta(status="current")
     ctx = context()
+    ctx.ledger.update(0, version=Verdict(Status.OTHER_VERSION))
+    ctx.ledger.update(1, version=Verdict(Status.CURRENT))
     out = Dedup().run(cs, ctx)
     assert [c.id for c in out] == ["cur"]
-    assert ctx.report._fates[0].detail["duplicate_of"] == "cur"
+    assert ctx.report.fate(0).detail["duplicate_of"] == "cur"
     near = chunks(("old", PARA + "."), ("cur", PARA + " as well."))
-    near[0] = near[0].with_meta(status="superseded")
-    assert [c.id for c in Dedup().run(near, context())] == ["cur"]
+    ctx = context()
+    ctx.ledger.update(0, version=Verdict(Status.SUPERSEDED))
+    assert [c.id for c in Dedup().run(near, ctx)] == ["cur"]
 
 
 def test_the_copy_that_serves_the_question_is_kept_and_the_report_says_why():
@@ -104,8 +107,8 @@ def test_the_copy_that_serves_the_question_is_kept_and_the_report_says_why():
     )
     ctx = context("What is the retry limit?")
     assert [c.id for c in Dedup().run(cs, ctx)] == ["ref"]
-    assert ctx.report._fates[0].detail["kept_because"] == "section_matches_question"
-    assert ctx.report._fates[0].detail["duplicate_of"] == "ref"
+    assert ctx.report.fate(0).detail["kept_because"] == "section_matches_question"
+    assert ctx.report.fate(0).detail["duplicate_of"] == "ref"
     # the copy of the target version beats a higher-ranked copy of another version
     vs = chunks(
         {"id": "old", "text": "The limit is 5.", "version": "3.1"},
@@ -113,7 +116,7 @@ def test_the_copy_that_serves_the_question_is_kept_and_the_report_says_why():
     )
     ctx = context("What is the retry limit?", target_version="3.2")
     assert [c.id for c in Dedup().run(vs, ctx)] == ["new"]
-    assert ctx.report._fates[0].detail["kept_because"] == "target_version"
+    assert ctx.report.fate(0).detail["kept_because"] == "target_version"
 
 
 def test_copies_that_differ_only_in_markup_are_near_duplicates():

@@ -10,16 +10,53 @@ FILLER = "\n\n".join(f"Paragraph {i} talks about templates, forms and widgets at
 TEXT = FILLER + "\n\nThe default retry limit is 5 attempts.\n\n* item one\n  continues here\n\n" + FILLER
 
 
-def test_a_large_chunk_is_cut_to_its_matching_blocks_verbatim():
+def test_a_large_chunk_is_cut_to_a_window_around_its_matching_block_verbatim():
     ctx = context("What is the default retry limit?", budget=200)
     out = Excerpt(0.4).run(chunks(("a", TEXT)), ctx)
     text = out[0].text
     assert "The default retry limit is 5 attempts." in text
-    assert ctx.count_tokens(text) <= 80 + 10
+    # the cap is the 200-token floor: the match's neighbours fill it, the one after it first
+    assert ctx.count_tokens(text) <= 200
+    assert text.index("The default retry limit") < text.index("* item one")
+    assert text.startswith("[…]")
+    assert text.endswith("[…]")
     for part in text.split("\n\n"):
         assert part == "[…]" or part in TEXT
-    assert out[0].meta["excerpt"] is True
-    assert ctx.report.notes[0]["event"] == "excerpted"
+    assert ctx.ledger[out[0].index].cut.by == ("excerpt",)
+    note = ctx.report.notes[0]
+    assert note["event"] == "excerpted"
+    assert note["tokens_after"] < note["tokens_before"]
+    # what the cut removed, by its first words (at most five paragraphs named)
+    assert len(note["removed"]) == 5
+    assert all(p.startswith("Paragraph ") and p.endswith("forms and widgets …") for p in note["removed"])
+
+
+# A reference entry whose value shares no word with the question: it sits beside the
+# sentence that matches, so the window around the match keeps it.
+RST_SETTINGS = "\n\n".join(
+    f".. setting:: opt_{i}\n\n``opt_{i}``\n{'~' * (len(str(i)) + 8)}\n\nDefault: {i}.\n\n"
+    + ("The timeout in seconds when waiting for a new worker process to start up." if i == 7 else _filler)
+    for i, _filler in enumerate(["Controls the size of the prefetch buffer used by each consumer thread."] * 12)
+)
+MD_SETTINGS = "\n\n".join(
+    f"### `opt_{i}`\n\n"
+    + (
+        "The timeout in seconds when waiting for a new worker process to start up."
+        if i == 7
+        else "Controls the size of the prefetch buffer used by each consumer thread."
+    )
+    + f"\n\nDefault: `{i}0`"
+    for i in range(12)
+)
+
+
+@pytest.mark.parametrize(("text", "value"), [(RST_SETTINGS, "Default: 7."), (MD_SETTINGS, "Default: `70`")])
+def test_the_window_around_a_match_keeps_a_value_no_question_word_names(text: str, value: str) -> None:
+    ctx = context("What is the timeout when waiting for a new worker process to start up?", budget=800)
+    out = Excerpt().run(chunks(("a", text)), ctx)
+    assert ctx.count_tokens(text) > 200  # cut: the chunk is over its share (200 tokens here)
+    assert "waiting for a new worker process" in out[0].text
+    assert value in out[0].text
 
 
 def test_small_chunks_stay_whole():
@@ -79,7 +116,7 @@ MD_HEADING = _pad(6) + "\n\n### username\n\nDefault: `150` characters\n\n" + _pa
 def test_a_matched_name_keeps_its_value(text: str, value: str) -> None:
     ctx = context("How long can a username be?", budget=400)
     out = Excerpt(0.25, min_tokens=60).run(chunks(("a", text)), ctx)
-    assert out[0].meta.get("excerpt") is True
+    assert ctx.ledger[out[0].index].cut.by == ("excerpt",)
     assert value in out[0].text
     assert ctx.count_tokens(out[0].text) <= 100 + 10
 
@@ -245,3 +282,18 @@ def test_fit_keeps_one_of_two_examples_that_repeat_the_same_words() -> None:
     cut = Excerpt().fit(c, 150, ctx)
     assert cut is not None
     assert "* ``times``: show tests duration." in cut.text
+
+
+def test_a_table_too_large_for_its_share_keeps_the_asked_row_under_its_header() -> None:
+    rows = "\n".join(
+        f"| `opt{i}` | `{i}0` | What option {i} controls, at some length, for every target we build. |"
+        for i in range(14)
+    )
+    text = f"## Options\n\n| Option | Default | Description |\n|---|---|---|\n{rows}\n"
+    ctx = context("What is the default of opt11?", budget=600)
+    out = Excerpt().run(chunks(("a", text)), ctx)
+    assert ctx.count_tokens(text) > 200  # over its share: cut
+    kept = out[0].text
+    assert "| `opt11` | `110` |" in kept
+    assert kept.startswith("## Options\n\n| Option | Default | Description |\n|---|---|---|")
+    assert ctx.count_tokens(kept) <= 200 + 10

@@ -29,8 +29,9 @@ def test_output_is_verbatim_and_marked():
     assert "The cache key may be at most 250 characters long." in out.text
     for p in pieces(out.text.removeprefix("[…]\n\n").removesuffix("\n\n[…]")):
         assert p in RST
-    assert out.meta["extract"] is True
-    assert all(RST[a:b] in out.text for a, b in out.meta["spans"])
+    cut = ctx.ledger[out.index].cut
+    assert cut.by == ("extract",)
+    assert all(RST[a:b] in out.text for a, b in cut.spans)
     assert ctx.report.notes[0]["event"] == "extracted"
     assert ctx.count_tokens(out.text) <= Extract().cap(300) + 10
 
@@ -109,9 +110,10 @@ def test_embedder_adds_a_semantic_signal():
 
 def test_horizon_leaves_low_ranked_chunks_whole():
     big = [(f"c{i}", f"{FILLER}\n\nThe limit is {i} items.\n\n{FILLER}") for i in range(6)]
-    out = Extract(reach=1).run(chunks(*big), context("limit", budget=300))
-    assert out[0].meta.get("extract")
-    assert not out[-1].meta.get("extract")
+    ctx = context("limit", budget=300)
+    out = Extract(reach=1).run(chunks(*big), ctx)
+    assert ctx.ledger[out[0].index].cut is not None
+    assert ctx.ledger[out[-1].index].cut is None
 
 
 def test_clip_cuts_at_a_word_boundary():

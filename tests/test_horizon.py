@@ -99,36 +99,36 @@ def test_the_head_holds_the_multiple_of_the_budget_and_the_floor():
     assert len(Horizon(20, min_chunks=5).run(cs, ctx)) == 20
     assert len(Horizon(2, min_chunks=10).run(cs, context(budget=100))) == 10
     ctx = context(budget=100)
-    ctx.cascade.widened = 1  # doubled once: twice the tokens, twice the floor
+    ctx.ledger.update_call(widened=1)  # doubled once: twice the tokens, twice the floor
     assert len(Horizon(20, min_chunks=5).run(cs, ctx)) == 40
     assert len(Horizon(2, min_chunks=5).run(cs[:3], context(budget=100))) == 3
 
 
 def test_starved_reads_what_select_left():
     h, ctx = Horizon(), context()
-    ctx.cascade.horizon_total, ctx.cascade.horizon_cut = 100, 50
+    ctx.ledger.update_call(horizon_total=100, horizon_cut=50)
     assert not h.starved(ctx)  # no select ran: nothing says the head starved it
-    ctx.cascade.selection = Selection(tokens=990, available=1000, overflow=2)
+    ctx.ledger.update_call(selection=Selection(tokens=990, available=1000, overflow=2))
     assert not h.starved(ctx)  # full to within the slack, and the budget was what stopped select
-    ctx.cascade.selection = Selection(tokens=990, available=1000, overflow=0)
+    ctx.ledger.update_call(selection=Selection(tokens=990, available=1000, overflow=0))
     assert h.starved(ctx)  # select took all it was offered: the head ran dry
-    ctx.cascade.selection = Selection(tokens=500, available=1000, overflow=3)
+    ctx.ledger.update_call(selection=Selection(tokens=500, available=1000, overflow=3))
     assert h.starved(ctx)  # half the budget unspent
-    ctx.cascade.horizon_cut = 100
+    ctx.ledger.update_call(horizon_cut=100)
     assert not h.starved(ctx)  # nothing waits beyond the horizon
 
 
 def test_report_rollback_forgets_fates_and_notes_since_the_mark():
     report = Report()
     cs = chunks(("a", "x"), ("b", "y"))
-    report.drop(cs[0], "s", "r")
+    report.drop(cs[0], "s", "duplicate")
     mark = report.mark()
-    report.drop(cs[1], "s", "r")
+    report.drop(cs[1], "s", "duplicate")
     report.note("s", "e")
     report.rollback(mark)
-    report.drop(cs[1], "s", "again")  # no "already has a fate"
+    report.drop(cs[1], "s", "merged")  # no "already has a fate"
     report.finish([], 2)
-    assert [d.reason for d in report.decisions] == ["r", "again"]
+    assert [d.reason for d in report.decisions] == ["duplicate", "merged"]
     assert report.notes == []
 
 

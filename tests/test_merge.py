@@ -20,9 +20,9 @@ def test_touching_and_overlapping_chunks_merge_in_reading_order_without_repeatin
     assert out[0].text == SOURCE
     assert (out[0].start, out[0].end) == (0, len(SOURCE))
     assert out[0].id == "b"  # the best-ranked part names the merged chunk
-    assert out[0].meta["merged_from"] == ("a", "b", "c")
+    assert ctx.ledger[out[0].index].merged_from == ("a", "b", "c")
     assert fates(ctx) == {1: "merged", 2: "merged"}
-    assert ctx.report._fates[1].detail == {"merged_into": "b"}
+    assert ctx.report.fate(1).detail == {"merged_into": "b"}
 
 
 def test_a_gap_merges_only_when_allowed_and_is_bridged():

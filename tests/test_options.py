@@ -62,6 +62,7 @@ CASES: dict[str, tuple[Any, Any, str]] = {
     "enforce_acl": (True, "yes", r"enforce_acl must be True or False"),
     "scope": ({"team": "a"}, ["team"], r"scope must be a mapping"),
     "version_policy": ("label", "keep", r"version_policy must be one of"),
+    "absent_version": ("empty", "ignore", r"absent_version must be one of \('latest', 'empty', 'error'\), got 'ig"),
     "subject_versions": (False, 1, r"subject_versions must be True or False"),
     "version_keys": ("release", [""], r"version_keys must be a metadata key"),
     "location_keys": (("url",), 5, r"location_keys must be a metadata key"),
@@ -82,6 +83,9 @@ CASES: dict[str, tuple[Any, Any, str]] = {
     "device": ("cpu", "", r"device must be a non-empty str"),
     "extract": (True, "on", r"extract must be True or False"),
     "extract_share": (0.5, 5, r"extract_share must be a number in \(0, 1\], got 5"),
+    "pruner": (by_word, 3, r"pruner must be a callable \(question, passages\) -> scores or a model's"),
+    "pruner_threshold": (0.1, 2, r"pruner_threshold must be a number in \[0, 1\], got 2"),
+    "pruner_trust_remote_code": (True, "yes", r"pruner_trust_remote_code must be True or False"),
     "llm_stage": (Noop(), "summarize", r"llm_stage must be a stage"),
     "fill": (False, None, r"fill must be True or False"),
 }
@@ -136,7 +140,7 @@ def test_an_unknown_option_is_one_error_everywhere() -> None:
             call()
         errors.append(str(info.value))
     assert len(set(errors)) == 1
-    assert errors[0].startswith("unknown option 'colour'; valid options: acl_field, device, embedder")
+    assert errors[0].startswith("unknown option 'colour'; valid options: absent_version, acl_field, device, embedder")
     assert isinstance(info.value, ConfigError)
     assert isinstance(info.value, TypeError)
 
@@ -189,6 +193,15 @@ def test_the_reference_page_is_current() -> None:
     assert all(f"| `{name}` |" in page for name in Options.names())
 
 
+def test_every_closed_set_option_documents_each_of_its_values() -> None:
+    """The valid values come from ctxassembly.kinds; the reference page names every one."""
+    closed = {f.name: f for f in fields(Options) if hasattr(f.metadata["check"], "valid")}
+    assert set(closed) == {"order", "format", "version_policy", "absent_version", "none_score", "safety"}
+    for name, f in closed.items():
+        missing = [v for v in f.metadata["check"].valid if f"`{v}`" not in f.metadata["doc"]]
+        assert not missing, f"{name}: the doc does not name {missing}"
+
+
 def test_the_regenerate_command_writes_the_page(tmp_path: Path) -> None:
     command = REGENERATE.replace("docs/options.md", str(tmp_path / "options.md"))
     subprocess.run(command.replace("python ", f"{sys.executable} ", 1), shell=True, check=True, cwd=REPO)
@@ -205,6 +218,8 @@ def test_the_readme_stage_table_is_the_run_order() -> None:
             listed += [n for n in m.groups() if n]
     with_excerpt = [s.name for s in Options(reranker=by_word, embedder=embed).build_stages()]
     with_extract = [s.name for s in Options(reranker=by_word, embedder=embed, extract=True).build_stages()]
+    with_pruner = [s.name for s in Options(reranker=by_word, embedder=embed, pruner=by_word).build_stages()]
     at = with_excerpt.index("excerpt")
-    assert listed == [*with_excerpt[: at + 1], "tables", "extract", *with_excerpt[at + 1 :]]
-    assert with_extract == [n for n in listed if n != "excerpt"]
+    assert listed == [*with_excerpt[: at + 1], "prune", "tables", "extract", *with_excerpt[at + 1 :]]
+    assert with_extract == [n for n in listed if n not in ("excerpt", "prune")]
+    assert with_pruner == [n for n in listed if n not in ("excerpt", "tables", "extract")]

@@ -1,12 +1,13 @@
 """Invariants, over arbitrary inputs (hypothesis)."""
 
 import copy
+import warnings
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ctxassembly import Assembler, Dedup, parse, render
+from ctxassembly import AbsentVersionWarning, Assembler, Dedup, parse, render
 from ctxassembly.chunk import Chunk
 from ctxassembly.stages.arrange import order_indices
 from tests.conftest import context
@@ -39,7 +40,10 @@ ASSEMBLER = Assembler()
 )
 def test_budget_fates_and_no_mutation(items, budget, order):
     before = copy.deepcopy(items)
-    result = Assembler(order=order).run("what is the retry limit in v5.1?", items, budget=budget)
+    with warnings.catch_warnings():
+        # the generated versions rarely include the question's 5.1: that warns, by design
+        warnings.simplefilter("ignore", AbsentVersionWarning)
+        result = Assembler(order=order).run("what is the retry limit in v5.1?", items, budget=budget)
     assert items == before
     assert ASSEMBLER.count_tokens(result.text) <= budget
     assert len(result.report.decisions) == len(items)

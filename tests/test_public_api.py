@@ -12,6 +12,8 @@ pytestmark = pytest.mark.unit
 
 # every public name and the module that defines it: a new export must be added here
 PUBLIC = {
+    "AbsentVersionError": "ctxassembly.errors",
+    "AbsentVersionWarning": "ctxassembly.errors",
     "Admit": "ctxassembly.stages.admit",
     "Arrange": "ctxassembly.stages.arrange",
     "Assembled": "ctxassembly.assembler",
@@ -27,7 +29,10 @@ PUBLIC = {
     "Horizon": "ctxassembly.stages.horizon",
     "Merge": "ctxassembly.stages.merge",
     "MissingExtraError": "ctxassembly.errors",
+    "Facts": "ctxassembly.ledger",
+    "Ledger": "ctxassembly.ledger",
     "Options": "ctxassembly.options",
+    "Reason": "ctxassembly.kinds",
     "Relevance": "ctxassembly.stages.relevance",
     "Report": "ctxassembly.report",
     "Rerank": "ctxassembly.stages.rerank",
@@ -111,3 +116,5 @@ def test_errors_are_builtins_too():
     assert issubclass(ctxassembly.UnknownOption, ctxassembly.ConfigError)
     assert issubclass(ctxassembly.UnknownOption, TypeError)
     assert issubclass(MissingExtraError, ImportError)
+    assert issubclass(ctxassembly.AbsentVersionError, ctxassembly.ConfigError)
+    assert issubclass(ctxassembly.AbsentVersionWarning, UserWarning)

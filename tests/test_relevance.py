@@ -1,6 +1,7 @@
 import pytest
 
 from ctxassembly import ChunkError, ConfigError, Relevance
+from ctxassembly.ledger import Given
 from ctxassembly.stages.relevance import SIGNALS
 from tests.conftest import chunks, context, fates
 
@@ -29,10 +30,11 @@ def test_lexical_and_order_fuse():
     assert [c.id for c in out][:2] == ["a", "b"]
     assert out[0].score == out[1].score
     assert Relevance().run(scored(), context("retry limit"))[0].id == "b"  # the default: lexical 2
-    out = Relevance(weights={"order": 1, "lexical": 2}).run(scored(), context("retry limit"))
+    ctx = context("retry limit")
+    out = Relevance(weights={"order": 1, "lexical": 2}).run(scored(), ctx)
     assert out[0].id == "b"
-    assert out[0].meta["retriever_score"] == 0.5
-    assert out[0].meta["relevance_rank"] == 0
+    assert ctx.ledger[out[0].index].retriever_score == Given(0.5)
+    assert ctx.ledger[out[0].index].rank == 0
 
 
 def test_score_only_ranks_by_score_with_none_last():

@@ -36,13 +36,15 @@ def test_model_score_replaces_the_score_and_orders():
         c.__class__(**{**c.to_dict(), "score": 0.9 - i / 10, "meta": {"relevance_rank": i}})
         for i, c in enumerate(ranked("x", "x y y", "y"))
     ]
-    out = Rerank(by_word("y")).run(cs, context("q"))
+    ctx = context("q")
+    out = Rerank(by_word("y")).run(cs, ctx)
     assert [c.id for c in out] == ["c1", "c2", "c0"]
     assert [c.score for c in out] == [2.0, 1.0, 0.0]
-    assert [c.meta["relevance_rank"] for c in out] == [0, 1, 2]
-    assert out[0].meta["pre_rerank_score"] == pytest.approx(0.8)
-    assert out[0].meta["retriever_score"] == pytest.approx(0.8)
-    assert out[0].meta["pre_rerank_rank"] == 1
+    facts = [ctx.ledger[c.index] for c in out]
+    assert [f.rank for f in facts] == [0, 1, 2]
+    assert facts[0].rerank.pre_score == pytest.approx(0.8)
+    assert facts[0].retriever_score.score == pytest.approx(0.8)
+    assert facts[0].rerank.pre_rank == 1
     assert cs[1].score == pytest.approx(0.8)  # input untouched
 
 
@@ -54,16 +56,17 @@ def test_ties_keep_the_incoming_order():
 def test_fuse_blends_incoming_order():
     cs = ranked("a", "b", "c y")
     assert Rerank(by_word("y")).run(cs, context())[0].id == "c2"
-    fused = Rerank(by_word("y"), rerank_fuse=5.0).run(cs, context())
+    ctx = context()
+    fused = Rerank(by_word("y"), rerank_fuse=5.0).run(cs, ctx)
     assert fused[0].id == "c0"  # the incoming order dominates at weight 5
-    assert fused[0].meta["rerank_score"] == 0.0
+    assert ctx.ledger[fused[0].index].rerank.score == 0.0
 
 
 def test_min_score_and_top_k_record_fates():
     ctx = context()
     out = Rerank(by_word("y"), min_score=1, top_k=1).run(ranked("a", "y", "yy"), ctx)
     assert [c.id for c in out] == ["c2"]
-    reasons = {d.index: d.reason for d in ctx.report._fates.values()}
+    reasons = {d.index: d.reason for d in ctx.report.fates}
     assert reasons == {0: "below_threshold", 1: "rank_cutoff"}
 
 

@@ -58,6 +58,7 @@ def test_decisions_instead_of_errors_where_the_input_is_legal_but_odd():
     fates = {d.id: d.reason for d in result.report.decisions}
     assert set(fates) == {"empty", "neg", "ver", "ver2", "nested"}  # every input has a fate
     # not PEP 440: the natural-order fallback compares digit runs as numbers, 10 > 9
+    assert fates["empty"] == "empty"  # nothing to read: it leaves, never an empty block
     assert fates["ver"] == "kept"
     assert fates["ver2"] == "superseded"
 

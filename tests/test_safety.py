@@ -146,7 +146,7 @@ def test_every_red_team_payload_is_cut_in_every_placement(rec, place):
 def test_drop_policy_drops_every_carrier(rec):
     ctx = context()
     assert Safety("drop").run(chunks(("a", f"{HOST} {rec['text']}")), ctx) == []
-    decision = ctx.report._fates[0]
+    decision = ctx.report.fate(0)
     assert decision.reason == "injection"
     assert decision.detail["codes"]
     assert all(c.startswith("injection:") for c in decision.detail["codes"])
@@ -225,9 +225,10 @@ def test_drop_and_flag_policies():
     ctx = context()
     assert [c.id for c in Safety("drop").run(cs, ctx)] == ["b"]
     assert fates(ctx) == {0: "injection"}
-    out = Safety("flag").run(cs, context())
+    ctx = context()
+    out = Safety("flag").run(cs, ctx)
     assert [c.id for c in out] == ["b", "a"]  # the flagged chunk is suspect: behind the clean one
-    assert out[1].meta["flags"] == ("injection:override",)
+    assert ctx.ledger[out[1].index].flags == ("injection:override",)
     assert out[1].text == cs[0].text
 
 

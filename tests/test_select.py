@@ -12,7 +12,7 @@ def test_skip_not_break():
     out = Select().run(cs, ctx)
     assert [c.id for c in out] == ["a", "c"]
     assert fates(ctx) == {1: "over_budget"}
-    assert ctx.cascade.selection.tokens <= 100
+    assert ctx.ledger.call.selection.tokens <= 100
 
 
 def test_reserve_and_per_document_cap():
@@ -54,10 +54,9 @@ def test_the_lower_bound_only_saves_counting():
         cs = to_chunks(retriever().retrieve(question, k=30))
         runs = []
         for counter in (bounded, plain):
-            ctx = context(budget=300)
-            ctx.count_tokens = counter
+            ctx = context(budget=300, count_tokens=counter)
             out = Select().run(cs, ctx)
-            runs.append(([c.id for c in out], fates(ctx), ctx.cascade.selection.tokens))
+            runs.append(([c.id for c in out], fates(ctx), ctx.ledger.call.selection.tokens))
         assert runs[0] == runs[1]
 
 
@@ -70,6 +69,6 @@ def test_fill_cuts_the_overflowing_chunk_to_what_is_left() -> None:
     out = Select(fit=Excerpt().fit).run(cs, ctx)
     assert [c.id for c in out] == ["a", "b"]
     assert "The retry limit is 5." in out[1].text
-    assert ctx.cascade.selection.tokens <= 200
+    assert ctx.ledger.call.selection.tokens <= 200
     plain = Select().run(cs, context("What is the retry limit?", budget=200))
     assert [c.id for c in plain] == ["a"]

@@ -29,8 +29,8 @@ def test_paraphrase_dropped_higher_ranked_copy_stays():
     )
     out = SemanticDedup(Embedder(topic_vectors)).run(cs, ctx)
     assert [c.id for c in out] == ["a", "c"]
-    assert out[0].meta["duplicates"] == ("b",)
-    d = ctx.report._fates[1]
+    assert ctx.ledger[out[0].index].duplicates == ("b",)
+    d = ctx.report.fate(1)
     assert (d.stage, d.reason, d.detail["duplicate_of"], d.detail["kind"]) == (
         "semantic_dedup",
         "duplicate",
@@ -41,10 +41,11 @@ def test_paraphrase_dropped_higher_ranked_copy_stays():
 
 def test_a_different_number_makes_a_conflict_not_a_duplicate():
     cs = chunks(("a", "The retry limit is 3 attempts."), ("b", "The retry limit is 5 attempts."))
-    out = SemanticDedup(Embedder(topic_vectors)).run(cs, context())
+    ctx = context()
+    out = SemanticDedup(Embedder(topic_vectors)).run(cs, ctx)
     assert [c.id for c in out] == ["a", "b"]
-    assert out[0].meta["conflicts_with"] == ("b",)
-    assert out[1].meta["conflicts_with"] == ("a",)
+    assert ctx.ledger[out[0].index].conflicts_with == ("b",)
+    assert ctx.ledger[out[1].index].conflicts_with == ("a",)
 
 
 @pytest.mark.parametrize(

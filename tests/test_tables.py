@@ -78,7 +78,7 @@ def test_stage_touches_only_large_chunks_and_notes_it():
     cs = chunks(("big", filler + "\n\n" + MARKDOWN), ("small", MARKDOWN))
     out = Tables().run(cs, ctx)
     assert "epsilon" not in out[0].text
-    assert out[0].meta["tables"] is True
+    assert ctx.ledger[out[0].index].cut.by == ("tables",)
     assert out[1] is cs[1]
     assert ctx.report.notes[0]["event"] == "table_rows_dropped"
 

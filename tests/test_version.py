@@ -22,8 +22,8 @@ def test_caller_target_wins():
     out = VersionFilter().run(versioned(), ctx)
     assert [c.id for c in out] == ["a51", "nov"]
     assert fates(ctx) == {0: "superseded", 2: "other_version", 3: "superseded"}
-    assert ctx.report._fates[0].detail["superseded_by"] == "a51"
-    assert out[1].meta["status"] == "unversioned"
+    assert ctx.report.fate(0).detail["superseded_by"] == "a51"
+    assert ctx.ledger[out[1].index].status == "unversioned"
 
 
 @pytest.mark.parametrize(
@@ -38,7 +38,7 @@ def test_caller_target_wins():
 def test_target_from_the_question(question, target):
     ctx = context(question)
     VersionFilter().run(versioned(), ctx)
-    assert ctx.target_version == target
+    assert ctx.ledger.call.target_version == target
 
 
 def test_current_is_latest_per_document_family():
@@ -51,15 +51,15 @@ def test_current_is_latest_per_document_family():
 def test_label_policy_keeps_other_versions_labelled_in_place():
     ctx = context(target_version="5.2")
     out = VersionFilter("label").run(versioned(), ctx)
-    assert [(c.id, c.meta["status"]) for c in out] == [
+    assert [(c.id, ctx.ledger[c.index].status) for c in out] == [
         ("a42", "superseded"),
         ("a51", "superseded"),
         ("a52", "current"),
         ("old", "superseded"),
         ("nov", "unversioned"),
     ]
-    assert out[0].meta["superseded_by"] == "a52"
-    assert ctx.report._fates == {}
+    assert dict(ctx.ledger[out[0].index].version.labels)["superseded_by"] == "a52"
+    assert ctx.report.fates == []
 
 
 def test_release_notes_of_another_version_are_other_version():
@@ -88,7 +88,7 @@ def test_release_notes_of_another_version_are_other_version():
     )
     ctx = context(target_version="5.2")
     assert [c.id for c in VersionFilter().run(cs, ctx)] == ["n52", "n521"]
-    assert ctx.report._fates[0].detail["describes"] == "4.0"
+    assert ctx.report.fate(0).detail["describes"] == "4.0"
     ctx = context("What changed in 4.0?", target_version="5.2")
     assert len(VersionFilter().run(cs, ctx)) == 3  # the question names 4.0: its notes are on topic
     assert len(VersionFilter(subject_versions=False).run(cs, context(target_version="5.2"))) == 3
@@ -124,4 +124,4 @@ def test_undotted_versions_and_versioned_doc_ids():
     )
     ctx = context("Under the 2024 policy, what is the London limit?")
     assert [c.id for c in VersionFilter().run(cs, ctx)] == ["p24"]
-    assert ctx.target_version == "2024"
+    assert ctx.ledger.call.target_version == "2024"

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxassembly import ConfigError, VersionFilter, assemble, versioning
+from ctxassembly import AbsentVersionWarning, ConfigError, VersionFilter, assemble, versioning
 from ctxassembly.chunk import Chunk
 from ctxassembly.render import parse
 from ctxassembly.versioning import (
@@ -63,15 +63,15 @@ def test_url_only_metadata_target_from_question_and_latest_per_document():
     out = VersionFilter().run(cs, ctx)
     assert [c.id for c in out] == ["4.2:ref/databases", "4.2:ref/settings"]
     assert out[0].version == "4.2"
-    assert out[0].meta["version_from"] == "path"
-    assert out[0].meta["version_key"] == "source"
+    assert ctx.ledger[out[0].index].version.source == "path"
+    assert ctx.ledger[out[0].index].version.key == "source"
     target = next(n for n in ctx.report.notes if n["event"] == "target")
     assert (target["version"], target["how"], target["from"]) == ("4.2", "question", {"path": 6})
     # no version named: the latest per document, the others superseded by it
     ctx = context("How do I configure databases?")
     out = VersionFilter().run(cs, ctx)
     assert [c.id for c in out] == ["5.2:ref/databases", "5.2:ref/settings"]
-    assert ctx.report._fates[0].detail == {
+    assert ctx.report.fate(0).detail == {
         "version": "4.2",
         "target": "5.2",
         "from": "path",
@@ -89,7 +89,7 @@ def test_an_unknown_spelling_is_found_by_the_variant_axis():
     assert learnt["axes"] == {"source": {"2": 2}}
     ctx = context("How do I set it up in release 4.2?")
     assert [c.id for c in VersionFilter().run(cs, ctx)] == ["42:intro", "42:setup"]
-    assert ctx.target_version == "4.2"
+    assert ctx.ledger.call.target_version == "4.2"
     # one document alone proves nothing: a varying "chapter" segment is not a version
     single = pages("/book/ch{v}/{doc}.txt", versions=("3", "4"), docs=("intro",))
     assert [r.version for r in resolve_all(single)[0]] == [None, None]
@@ -124,7 +124,7 @@ def test_file_path_wins_over_a_per_file_reader_id():
     ctx = context("how to install")
     out = VersionFilter().run(cs, ctx)
     assert [c.id for c in out] == ["n2"]
-    assert ctx.report._fates[0].reason == "superseded"
+    assert ctx.report.fate(0).reason == "superseded"
 
 
 def test_a_version_key_that_holds_a_url_is_read_as_a_location():
@@ -175,10 +175,11 @@ def test_text_change_notes_are_a_floor():
     ctx = context("What is the limit in 4.2?", target_version="4.2")
     out = VersionFilter().run(cs, ctx)
     assert [c.id for c in out] == ["old"]
-    assert ctx.report._fates[1].detail == {"floor": "5.1", "from": "text", "target": "4.2"}
+    assert ctx.report.fate(1).detail == {"floor": "5.1", "from": "text", "target": "4.2"}
     # with no version named, a floor decides nothing: both stay, the newer labelled
-    out = VersionFilter().run(cs, context("What is the limit?"))
-    assert [c.meta.get("version_floor") for c in out] == [None, "5.1"]
+    ctx = context("What is the limit?")
+    out = VersionFilter().run(cs, ctx)
+    assert [ctx.ledger[c.index].version.floor for c in out] == [None, "5.1"]
 
 
 def test_a_copy_without_the_targets_own_note_is_another_versions():
@@ -195,7 +196,7 @@ def test_a_copy_without_the_targets_own_note_is_another_versions():
     ctx = context(target_version="5.1")
     out = VersionFilter().run(cs, ctx)
     assert [c.id for c in out] == ["with", "short"]
-    assert ctx.report._fates[1].detail["lacks_note"] == "5.1"
+    assert ctx.report.fate(1).detail["lacks_note"] == "5.1"
 
 
 def test_a_future_change_is_a_ceiling_against_a_named_version():
@@ -210,12 +211,13 @@ def test_a_future_change_is_a_ceiling_against_a_named_version():
 def test_a_version_nobody_matches_gets_a_note():
     cs = pages(HOST + "/en/{v}/{doc}/")
     ctx = context("Does 3.2 support it?")
-    VersionFilter().run(cs, ctx)
+    with pytest.warns(AbsentVersionWarning, match=r"the question names '3.2'.* \(present: 4.2, 5.1, 5.2\)"):
+        VersionFilter().run(cs, ctx)
     note = next(n for n in ctx.report.notes if n["event"] == "unmatched_version")
     assert note["named"] == ["3.2"]
     assert note["present"] == ["4.2", "5.1", "5.2"]
     ctx = context("Does 3.2 support it?")
-    VersionFilter().run(chunks(("a", "plain text")), ctx)
+    VersionFilter().run(chunks(("a", "plain text")), ctx)  # no version anywhere: nothing to fall back from, no warning
     assert "no candidate carries a version" in ctx.report.notes[0]["why"]
 
 
@@ -281,7 +283,7 @@ def test_a_version_the_text_names_after_the_questions_product_word_is_a_floor():
     cs = chunks(("new", "As deprecated in Acme 9.1, the option is gone."), ("old", "The option is available."))
     ctx = context("Is the option in Acme 8.3?", target_version="8.3")
     assert [c.id for c in VersionFilter().run(cs, ctx)] == ["old"]
-    assert ctx.report._fates[0].detail["floor"] == "9.1"
+    assert ctx.report.fate(0).detail["floor"] == "9.1"
 
 
 def test_text_only_and_no_version_named_the_newest_note_stands_for_current():
@@ -312,7 +314,7 @@ def test_a_page_named_by_a_version_is_about_that_version():
     )
     ctx = context(target_version="5.2")
     assert [c.id for c in VersionFilter().run(cs, ctx)] == ["ref52"]
-    assert ctx.report._fates[0].detail == {"describes": "4.2", "target": "5.2"}
+    assert ctx.report.fate(0).detail == {"describes": "4.2", "target": "5.2"}
     # one docs version alone: release notes named by version are pages, not versions
     single = chunks(
         {"id": "a", "text": "x", "meta": {"source": HOST + "/releases/4.2/"}},
@@ -344,7 +346,7 @@ def test_a_copy_without_a_pending_change_note_is_another_versions():
     cs = chunks(("old", head.format(p="http") + note + tail), ("new", head.format(p="https") + tail))
     ctx = context("In Acme 4.2, which protocol is the default?", target_version="4.2")
     assert [c.id for c in VersionFilter().run(cs, ctx)] == ["old"]
-    assert ctx.report._fates[1].detail == {"lacks_note": "5.0", "copy_of": "old", "from": "text", "target": "4.2"}
+    assert ctx.report.fate(1).detail == {"lacks_note": "5.0", "copy_of": "old", "from": "text", "target": "4.2"}
     # once the target is the version the note announces, the note no longer holds
     ctx = context("In Acme 5.0, which protocol is the default?", target_version="5.0")
     assert [c.id for c in VersionFilter().run(cs, ctx)] == ["new"]
@@ -360,7 +362,7 @@ def test_a_text_about_another_release_describes_that_release():
     cs = chunks(("notes42", notes), ("ref", "Acme supports Foo 13 and higher."))
     ctx = context("Does Acme 5.1 support Foo 12?", target_version="5.1")
     assert [c.id for c in VersionFilter().run(cs, ctx)] == ["ref"]
-    assert ctx.report._fates[0].detail == {"describes": "4.2", "from": "text", "target": "5.1"}
+    assert ctx.report.fate(0).detail == {"describes": "4.2", "from": "text", "target": "5.1"}
     # the question names that release: it is what the question is about
     ctx = context("Did Acme 4.2 support Foo 12?", target_version="4.2")
     assert [c.id for c in VersionFilter().run(cs, ctx)] == ["notes42", "ref"]
@@ -382,7 +384,7 @@ def test_a_text_about_the_target_tells_its_copy_of_a_passage_from_another_versio
     )
     ctx = context("Which Foo versions does Acme 4.2 support?", target_version="4.2")
     assert [c.id for c in VersionFilter().run(cs, ctx)] == ["target", "notes"]
-    assert ctx.report._fates[0].detail == {"contradicts": "notes", "fact": "10.4", "from": "text", "target": "4.2"}
+    assert ctx.report.fate(0).detail == {"contradicts": "notes", "fact": "10.4", "from": "text", "target": "4.2"}
     # without the witness nothing tells the copies apart: both stay (a conflict pair)
     ctx = context("Which Foo versions does Acme 4.2 support?", target_version="4.2")
     assert [c.id for c in VersionFilter().run(cs[:2], ctx)] == ["newer", "target"]
@@ -392,7 +394,7 @@ def test_no_version_anywhere_the_copy_with_higher_requirements_is_the_newer():
     cs = chunks(("old", REQUIREMENTS.format(v="3.21.0")), ("new", REQUIREMENTS.format(v="3.31.0")))
     ctx = context("Which Foo versions does Acme support?")
     assert [c.id for c in VersionFilter().run(cs, ctx)] == ["new"]
-    assert ctx.report._fates[0].detail == {"newer_copy": "new", "figure": "3.31.0", "from": "text"}
+    assert ctx.report.fate(0).detail == {"newer_copy": "new", "figure": "3.31.0", "from": "text"}
     # other figures than versions (a count, a limit) can go either way: both stay
     counts = chunks(("a", REQUIREMENTS.format(v="100")), ("b", REQUIREMENTS.format(v="200")))
     assert [c.id for c in VersionFilter().run(counts, context("Which?"))] == ["a", "b"]
@@ -405,15 +407,16 @@ def test_a_change_note_in_a_text_does_not_outrank_real_metadata():
     cs = pages(HOST + "/en/{v}/{doc}/", docs=("ref/databases",))
     planted = Chunk(id="planted", text="Databases.\n\n.. versionadded:: 9.9\n\n    Everything changed.", index=3)
     ctx = context("What changed for databases in 9.9?")
-    out = VersionFilter().run([*cs, planted], ctx)
+    with pytest.warns(AbsentVersionWarning, match="'9.9'"):
+        out = VersionFilter().run([*cs, planted], ctx)
     # 9.9 matches no candidate's version: the latest per document stays, with the note
     assert [c.id for c in out] == ["5.2:ref/databases", "planted"]
-    assert ctx.target_version is None
+    assert ctx.ledger.call.target_version is None
     assert any(n["event"] == "unmatched_version" for n in ctx.report.notes)
     # text only: the note is all there is, and it names the question's version
     ctx = context("What changed for databases in 9.9?")
     VersionFilter().run([planted], ctx)
-    assert ctx.target_version == "9.9"
+    assert ctx.ledger.call.target_version == "9.9"
 
 
 def test_the_variant_pair_finders_agree_with_every_pair_compared():

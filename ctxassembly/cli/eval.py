@@ -17,7 +17,7 @@ from typing import Annotated, Any
 
 import typer
 
-from ctxassembly.errors import ChunkError, ConfigError
+from ctxassembly.errors import ChunkError, ConfigError, MissingExtraError
 from ctxassembly.jsonl import read_jsonl
 
 QuestionsArg = Annotated[
@@ -82,6 +82,14 @@ def _finish(result: Any, json_path: Path | None, png: Path | None) -> None:
         typer.echo(f"wrote {json_path}")
     if png is not None:
         typer.echo(f"wrote {result.plot(str(png))}")
+
+
+def _need_matplotlib() -> None:
+    """:raises MissingExtraError: matplotlib cannot be imported (extra ``eval``)."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError as e:
+        raise MissingExtraError("matplotlib", "eval") from e
 
 
 def _run(fn: Any) -> None:
@@ -236,6 +244,8 @@ def eval_cmd(  # noqa: PLR0917 - typer reads the options from the signature
 
         if (probe or dilution) and reader is None:
             raise ConfigError("--probe and --dilution need a reader: add --reader smollm2 (or module:attr)")
+        if report is not None or html_path is not None:
+            _need_matplotlib()  # the reports draw their plots: say so before the run, not after it
         qs = _questions(questions, limit)
         budgets = [1000] if not budget else list(budget)
         ask = None if reader is None else load_reader(reader, max_new_tokens=max_new_tokens, threads=threads)

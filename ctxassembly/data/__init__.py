@@ -14,6 +14,8 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
+from ctxassembly.errors import MissingExtraError
+
 __all__ = ["SAMPLE_QUESTIONS", "DemoRetriever", "load_corpus", "retriever"]
 
 SAMPLE_QUESTIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
@@ -47,7 +49,10 @@ class DemoRetriever:
     corpus: tuple[dict[str, Any], ...]
 
     def __post_init__(self) -> None:
-        import bm25s
+        try:
+            import bm25s
+        except ImportError as e:  # the demo's retriever is part of the cli extra
+            raise MissingExtraError("bm25s", "cli") from e
 
         self._bm25 = bm25s
         texts = [f"{c['section']}\n\n{c['text']}" for c in self.corpus]

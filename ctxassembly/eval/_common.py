@@ -8,7 +8,8 @@ from typing import Any
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
-from ctxassembly.render import Format, Renderer, prompt
+from ctxassembly.kinds import Format
+from ctxassembly.render import Renderer, prompt
 
 BRIEF = "Answer the question using only the documents above. Answer in a few words."
 CITE = (

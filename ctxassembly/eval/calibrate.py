@@ -33,6 +33,7 @@ from ctxassembly.assembler import Assembler
 from ctxassembly.errors import ConfigError
 from ctxassembly.eval.metrics import context_metrics
 from ctxassembly.eval.questions import Question
+from ctxassembly.kinds import Reason
 
 __all__ = ["Calibration", "Loco", "Point", "Setting", "calibrate", "loco", "score_grid"]
 
@@ -224,7 +225,7 @@ def _measure(
         tokens.append(res.report.tokens_after)
         if q.wrong:
             wrong.append(bool(m.wrong_exposed))
-        dropped.append(res.report.reasons.get("below_threshold", 0))
+        dropped.append(res.report.reasons.get(Reason.BELOW_THRESHOLD, 0))
     return Point(
         min_score=min_score,
         near_threshold=near,

@@ -24,8 +24,8 @@ from ctxassembly.eval._common import BRIEF, check_positive, cut, layout
 from ctxassembly.eval.questions import Question
 from ctxassembly.eval.results import DilutionResult, DilutionRow
 from ctxassembly.eval.scoring import contains_answer
+from ctxassembly.kinds import Format
 from ctxassembly.llm.readers import as_reader
-from ctxassembly.render import Format
 
 __all__ = ["Placement", "dilution_curve", "gold_and_distractors", "parse_placements"]
 

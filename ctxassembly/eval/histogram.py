@@ -27,8 +27,8 @@ from ctxassembly.eval._common import CITE, layout, to_chunk_list
 from ctxassembly.eval.questions import Question
 from ctxassembly.eval.results import HistogramResult, HistogramRow
 from ctxassembly.eval.scoring import contains_answer, parse_citations
+from ctxassembly.kinds import Format
 from ctxassembly.llm.readers import as_reader
-from ctxassembly.render import Format
 
 __all__ = ["citation_histogram"]
 

@@ -27,8 +27,8 @@ from ctxassembly.errors import ConfigError
 from ctxassembly.eval._common import BRIEF, check_positive, cut, layout, to_chunk_list
 from ctxassembly.eval.results import ProbeResult, ProbeTrial
 from ctxassembly.eval.scoring import contains_answer
+from ctxassembly.kinds import Format
 from ctxassembly.llm.readers import as_reader
-from ctxassembly.render import Format
 
 __all__ = ["Placement", "PlantedFact", "make_fact", "parse_placement", "planted_fact_probe", "spread"]
 

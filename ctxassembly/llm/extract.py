@@ -19,8 +19,9 @@ that is really in the source survives, with the conditions it depends on.
    block, and neighbouring sentences that state a condition (a negation, "only", a
    number with a unit, a version). A partial sentence grows to its whole unit.
 4. **Write** the kept units as verbatim slices in reading order (:func:`~ctxassembly.text.selection.write_units`):
-   nothing is rewritten. ``meta["llm_extract"]`` holds the verified evidence, the
-   restored units and the discarded sentences.
+   nothing is rewritten. The ledger's ``llm_extract`` (the returned chunk's
+   ``meta["llm_extract"]``) holds the verified evidence, the restored units and the
+   discarded sentences.
 
 A chunk the model fails on (an error, a timeout, no parseable answer) stays whole and the
 failure is noted; a chunk for which the model finds no evidence stays whole too unless
@@ -44,6 +45,7 @@ from typing import Any, Literal
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
+from ctxassembly.kinds import Reason
 from ctxassembly.llm.caller import Bypass, LLMCaller, Reply
 from ctxassembly.llm.parsing import locate, parse_json
 from ctxassembly.pipeline import Context, StageBase
@@ -133,6 +135,8 @@ class LLMExtract(StageBase):
     """
 
     name = "llm_extract"
+    reads = frozenset({"cut"})
+    writes = frozenset({"llm_extract", "cut"})
     uses_model = True
 
     def __init__(
@@ -193,7 +197,7 @@ class LLMExtract(StageBase):
                 continue
             new = self.extract(c, reply.text, ctx)
             if new is None and self.on_empty == "drop":
-                ctx.report.drop(c, self.name, "no_evidence", why="the model found no verified evidence")
+                ctx.report.drop(c, self.name, Reason.NO_EVIDENCE, why="the model found no verified evidence")
                 out[i] = None
             elif new is not None:
                 out[i] = new
@@ -260,16 +264,13 @@ class LLMExtract(StageBase):
             report.note(
                 self.name, "kept_whole", id=cid, index=chunk.index, why="evidence and dependencies cover it all"
             )
-            return chunk.with_meta(llm_extract=info)
+            ctx.ledger.update(chunk.index, llm_extract=info)
+            return chunk
         new_text, spans = write_units(text, units, kept, self.gap_marker)
         ctx.note_cut(self.name, "extracted", chunk, new_text)
-        return replace(
-            chunk,
-            text=new_text,
-            start=None,
-            end=None,
-            meta=chunk.meta.updated(llm_extract=info, spans=spans, source_span=(chunk.start, chunk.end)),
-        )
+        ctx.ledger.update(chunk.index, llm_extract=info)
+        ctx.ledger.cut(chunk, spans=spans)
+        return replace(chunk, text=new_text, start=None, end=None)
 
     def _near_copy(self, sentence: str, text: str, units: Sequence[Unit]) -> tuple[int, list[str]] | None:
         """The source unit ``sentence`` is a near copy of (its words nearly all in that one

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
+from ctxassembly.kinds import Reason
 from ctxassembly.llm.caller import LLMCaller, run_sync
 from ctxassembly.llm.extract import LLMExtract
 from ctxassembly.llm.parsing import parse_json
@@ -75,6 +76,7 @@ class MapReduce(StageBase):
     """
 
     name = "mapreduce"
+    reads, writes = LLMExtract.reads, LLMExtract.writes  # its map step is an LLMExtract
     uses_model = True
 
     def __init__(
@@ -150,7 +152,7 @@ class MapReduce(StageBase):
         chosen = {id(by_id[i]) for i in order}
         for c in chunks:
             if id(c) not in chosen:
-                ctx.report.drop(c, self.name, "not_selected", why="the reduce step did not name this extract")
+                ctx.report.drop(c, self.name, Reason.NOT_SELECTED, why="the reduce step did not name this extract")
         ctx.report.note(self.name, "reduced", selected=order, of=len(chunks))
         return [by_id[i] for i in order]
 

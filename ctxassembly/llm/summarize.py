@@ -13,7 +13,8 @@ block carries
   question, copied from the source (the deterministic extractor's segmentation and
   choice, at most ``excerpt_tokens``), so a reader can check the summary against it.
 
-``meta["summary"]`` holds the summary, the excerpt, its offsets in the chunk and the
+the ledger's ``summary`` (the returned chunk's ``meta["summary"]``; its status gains
+"summary") holds the summary, the excerpt, its offsets in the chunk and the
 provenance (id, section, version). A chunk the model fails on, or that a bypass rule
 covers (verbatim-required text, tables, short chunks, short precise sets, latency
 budget), stays as it was and the report says why.
@@ -64,6 +65,8 @@ class Summarize(StageBase):
     """
 
     name = "summarize"
+    reads = frozenset({"version", "cut"})
+    writes = frozenset({"summary", "status_note", "cut"})
     uses_model = True
 
     def __init__(
@@ -134,7 +137,6 @@ class Summarize(StageBase):
             x for x in (chunk.id, chunk.section, None if chunk.version is None else f"version {chunk.version}") if x
         )
         text = f"[model-written summary of {where}]\n{summary}\n\n[original excerpt, verbatim]\n{excerpt}"
-        status = chunk.meta.get("status")
         info = {
             "summary": summary,
             "excerpt": excerpt,
@@ -142,17 +144,9 @@ class Summarize(StageBase):
             "provenance": {"id": chunk.id, "section": chunk.section, "version": chunk.version},
         }
         ctx.note_cut(self.name, "summarized", chunk, text)
-        return replace(
-            chunk,
-            text=text,
-            start=None,
-            end=None,
-            meta=chunk.meta.updated(
-                summary=info,
-                status=SUMMARY_STATUS if not status else f"{status}; {SUMMARY_STATUS}",
-                source_span=(chunk.start, chunk.end),
-            ),
-        )
+        ctx.ledger.update(chunk.index, summary=info, status_note=SUMMARY_STATUS)
+        ctx.ledger.cut(chunk)
+        return replace(chunk, text=text, start=None, end=None)
 
 
 def _clean(reply: str) -> str:

@@ -5,6 +5,8 @@
   importing it) and each model loaded once per process.
 * :mod:`~ctxassembly.models.embedder`: :class:`Embedder` (unit vectors behind a bounded
   cache) and :func:`embedder_for` (one shared Embedder per model), :func:`cosine`.
+* :mod:`~ctxassembly.models.pruner`: :class:`SentencePruner`, a token- or
+  sequence-classification model as a sentence pruner (per-sentence keep scores).
 * :mod:`~ctxassembly.models.batching`: :func:`plan_batches`, forward passes grouped by
   token length.
 * :mod:`~ctxassembly.models.threads`: :func:`torch_threads`, the one control of torch's
@@ -26,7 +28,9 @@ from ctxassembly.models.loading import (
     load_sentence_transformer,
     model_kind,
     require,
+    untrained_head,
 )
+from ctxassembly.models.pruner import SentencePruner, pruner_kind
 from ctxassembly.models.threads import torch_threads
 
 __all__ = [
@@ -34,6 +38,7 @@ __all__ = [
     "DEFAULT_EMBEDDER",
     "SMALL_PASS_TOKENS",
     "Embedder",
+    "SentencePruner",
     "cosine",
     "embedder_for",
     "is_cross_encoder",
@@ -42,6 +47,8 @@ __all__ = [
     "load_sentence_transformer",
     "model_kind",
     "plan_batches",
+    "pruner_kind",
     "require",
     "torch_threads",
+    "untrained_head",
 ]

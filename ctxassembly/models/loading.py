@@ -33,6 +33,7 @@ __all__ = [
     "load_sentence_transformer",
     "model_kind",
     "require",
+    "untrained_head",
 ]
 
 DEFAULT_CROSS_ENCODER = "cross-encoder/ms-marco-MiniLM-L-6-v2"
@@ -126,6 +127,27 @@ def _kind_from_files(find: Callable[[str], str | None], spec: str) -> Kind:
     raise ConfigError(
         f"{spec!r} has architectures {archs!r}: neither a sequence-classification cross-encoder nor a "
         "sentence-transformers folder (modules.json); pass a loaded SentenceTransformer or CrossEncoder instead"
+    )
+
+
+def untrained_head(cross: Any) -> str | None:
+    """Why ``cross`` (a loaded ``CrossEncoder``) scores at random, or ``None``.
+
+    A ``CrossEncoder`` built from a checkpoint that has no sequence-classification head (a
+    bi-encoder such as all-MiniLM-L6-v2, a bare ``BertModel``) loads fine: transformers
+    initialises a new head, and the scores are noise. The checkpoint's own config says so:
+    its ``architectures`` name no ``...ForSequenceClassification``.
+    """
+    model = getattr(cross, "model", None)
+    config = getattr(model, "config", None)
+    archs = list(getattr(config, "architectures", None) or [])
+    if not archs or any(str(a).endswith("ForSequenceClassification") for a in archs):
+        return None
+    where = getattr(config, "_name_or_path", None) or "the checkpoint"
+    return (
+        f"the cross-encoder from {where!s} has a newly initialised classification head: the checkpoint is "
+        f"{', '.join(map(str, archs))}, no ...ForSequenceClassification (a bi-encoder loaded as a CrossEncoder?), "
+        "so its scores are random; pass it as a SentenceTransformer (bi-encoder) or use a trained cross-encoder"
     )
 
 

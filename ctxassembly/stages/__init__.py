@@ -1,8 +1,8 @@
 """The pipeline stages, listed in the order the default pipeline runs them.
 
 admit, version, relevance, horizon, safety, rerank (with ``reranker``), dedup, semantic
-dedup (with ``embedder``), merge, then excerpt, or tables + extract (with
-``extract=True``), the LLM stage (with ``llm_stage``), select, arrange
+dedup (with ``embedder``), merge, then excerpt, or prune (with ``pruner``), or tables +
+extract (with ``extract=True``), the LLM stage (with ``llm_stage``), select, arrange
 (:meth:`ctxassembly.options.Options.build_stages`). The stage contract is in
 :mod:`ctxassembly.pipeline`.
 """
@@ -14,6 +14,7 @@ from ctxassembly.stages.excerpt import Excerpt
 from ctxassembly.stages.extract import Extract
 from ctxassembly.stages.horizon import Horizon
 from ctxassembly.stages.merge import Merge
+from ctxassembly.stages.prune import Prune
 from ctxassembly.stages.relevance import Relevance
 from ctxassembly.stages.rerank import Rerank
 from ctxassembly.stages.safety import Safety
@@ -34,6 +35,7 @@ __all__ = [  # noqa: RUF022
     "SemanticDedup",
     "Merge",
     "Excerpt",
+    "Prune",
     "Tables",
     "Extract",
     "Select",

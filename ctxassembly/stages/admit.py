@@ -12,6 +12,7 @@ from typing import Any
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
+from ctxassembly.kinds import Reason
 from ctxassembly.pipeline import Context, StageBase
 
 __all__ = ["Admit"]
@@ -65,11 +66,11 @@ class Admit(StageBase):
         for c in chunks:
             denied = self._denied(c, principals) if enforce else None
             if denied is not None:
-                ctx.report.drop(c, self.name, "not_permitted", why=denied)
+                ctx.report.drop(c, self.name, Reason.NOT_PERMITTED, why=denied)
                 continue
             miss = self._out_of_scope(c)
             if miss is not None:
-                ctx.report.drop(c, self.name, "out_of_scope", **miss)
+                ctx.report.drop(c, self.name, Reason.OUT_OF_SCOPE, **miss)
                 continue
             out.append(c)
         return out

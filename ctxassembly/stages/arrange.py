@@ -12,7 +12,7 @@ ranked 1..n:
 * ``reading``: grouped by document (documents by their best chunk), in offset order
   inside a document, so a long document reads as written.
 
-Chunks that conflict (``meta["conflicts_with"]``) stay adjacent, the better-ranked first.
+Chunks that conflict (the ledger's ``conflicts_with``) stay adjacent, the better-ranked first.
 Where nothing told their versions apart (both kept ``unversioned``: text only, and the
 text's cues silent), each is shown as ``status="conflicting"`` (the renderer prints the
 status), so the model sees two variants, not two facts; the report notes the pairs. A
@@ -22,21 +22,21 @@ partner that did not make the context makes no conflict.
 
 from __future__ import annotations
 
-from typing import Literal
+from dataclasses import replace
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
+from ctxassembly.kinds import ORDERS, Order, Status, one_of
+from ctxassembly.ledger import Ledger
 from ctxassembly.pipeline import Context, StageBase
 
 __all__ = ["CONFLICTING", "ORDERS", "Arrange", "order_indices"]
 
-Order = Literal["relevance", "bookend", "edges", "reading"]
-ORDERS: tuple[str, ...] = ("relevance", "bookend", "edges", "reading")
 #: the status of a kept chunk whose version is unknown and that conflicts with a kept chunk
-CONFLICTING = "conflicting"
+CONFLICTING = Status.CONFLICTING
 # only a chunk shown as unversioned is relabelled: "conflicting" costs no more tokens than
 # "unversioned" (cl100k: 2 against 3), so the label never pushes the context over budget
-_RELABEL = frozenset({"unversioned"})
+_RELABEL = frozenset({Status.UNVERSIONED})
 
 
 def order_indices(n: int, order: str) -> list[int]:
@@ -58,15 +58,16 @@ class Arrange(StageBase):
     """
 
     name = "arrange"
+    reads = frozenset({"conflicts_with", "version"})
+    writes = frozenset({"version"})
 
     def __init__(self, order: Order = "bookend") -> None:
-        if order not in ORDERS:
-            raise ConfigError(f"order must be one of {ORDERS}, got {order!r}")
+        one_of("order", order, ORDERS)
         self.order = order
 
     def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
         chunks = _label_conflicts(chunks, ctx)
-        units = _units(chunks)
+        units = _units(chunks, ctx.ledger)
         if self.order == "reading":
             best: dict[str, int] = {}
             for rank, unit in enumerate(units):
@@ -80,7 +81,7 @@ class Arrange(StageBase):
         return [c for unit in units for c in unit]
 
 
-def _units(chunks: list[Chunk]) -> list[list[Chunk]]:
+def _units(chunks: list[Chunk], ledger: Ledger) -> list[list[Chunk]]:
     """Ranked chunks grouped so that a chunk's conflicts follow it directly."""
     by_id = {c.id: c for c in chunks}
     placed: set[int] = set()
@@ -90,7 +91,7 @@ def _units(chunks: list[Chunk]) -> list[list[Chunk]]:
             continue
         unit = [c]
         placed.add(id(c))
-        for other_id in c.meta.get("conflicts_with", ()):
+        for other_id in ledger[c.index].conflicts_with:
             other = by_id.get(other_id)
             if other is not None and id(other) not in placed:
                 unit.append(other)
@@ -102,15 +103,15 @@ def _units(chunks: list[Chunk]) -> list[list[Chunk]]:
 def _label_conflicts(chunks: list[Chunk], ctx: Context) -> list[Chunk]:
     """Relabel ``unversioned`` chunks that conflict with another kept chunk ``conflicting``."""
     kept = {c.id for c in chunks}
-    out, pairs = [], []
+    ledger = ctx.ledger
+    pairs = []
     for c in chunks:
-        partners = [x for x in c.meta.get("conflicts_with", ()) if x in kept and x != c.id]
-        if partners and c.meta.get("status") in _RELABEL:
-            out.append(c.with_meta(status=CONFLICTING))
+        facts = ledger[c.index]
+        partners = [x for x in facts.conflicts_with if x in kept and x != c.id]
+        if partners and facts.version is not None and facts.version.status in _RELABEL:
+            ledger.update(c.index, version=replace(facts.version, status=CONFLICTING))
             pairs.append([c.id, *partners])
-        else:
-            out.append(c)
     if pairs:
         why = "variants that no version tells apart, kept side by side"
         ctx.report.note("arrange", "conflicting", chunks=pairs, why=why)
-    return out
+    return chunks

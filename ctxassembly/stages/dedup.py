@@ -10,12 +10,12 @@ current version when the version stage labels other versions instead of dropping
 the copy of the target version; the copy whose neighbourhood (title and section path)
 matches the question better (the same paragraph under "Upgrading" and under the
 option's own reference entry); else the higher-ranked one (lists arrive ranked). The
-kept copy records the dropped ids in ``meta["duplicates"]``, and each dropped copy's
+kept copy records the dropped ids in the ledger (``Facts.duplicates``), and each dropped copy's
 fate says which copy was kept and why (``kept_because``).
 
 The guard: two passages that look alike but differ in a number, unit, negation, date or
 version string are not duplicates; they say different things. Both stay, each naming
-the other in ``meta["conflicts_with"]``, and the arrange stage keeps them adjacent.
+the other (``Facts.conflicts_with``), and the arrange stage keeps them adjacent.
 """
 
 from __future__ import annotations
@@ -26,8 +26,11 @@ from typing import Any
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
+from ctxassembly.kinds import Reason, Status
+from ctxassembly.ledger import Ledger
 from ctxassembly.pipeline import Context, StageBase
 from ctxassembly.text.lexical import Lexical, differs_in_substance, jaccard, normalize, shingles, without_markup
+from ctxassembly.versioning import same_version
 
 __all__ = ["Dedup"]
 
@@ -46,6 +49,8 @@ class Dedup(StageBase):
     """
 
     name = "dedup"
+    reads = frozenset({"version", "target_version", "duplicates"})
+    writes = frozenset({"duplicates", "conflicts_with"})
 
     def __init__(
         self,
@@ -82,7 +87,7 @@ class Dedup(StageBase):
                 else:
                     why = prefer.better(kept[first], c) or "higher_ranked"
                 ctx.report.drop(
-                    loser, self.name, "duplicate", duplicate_of=kept[first].id, kind="exact", kept_because=why
+                    loser, self.name, Reason.DUPLICATE, duplicate_of=kept[first].id, kind="exact", kept_because=why
                 )
                 dup_ids[first].append(loser.id)
                 continue
@@ -107,20 +112,20 @@ class Dedup(StageBase):
                 why = why or prefer.better(kept[i], kept[j]) or "higher_ranked"
                 removed.add(lose)
                 ctx.report.drop(
-                    kept[lose], self.name, "duplicate", duplicate_of=kept[keep].id, kind="near", kept_because=why
+                    kept[lose], self.name, Reason.DUPLICATE, duplicate_of=kept[keep].id, kind="near", kept_because=why
                 )
                 dup_ids[keep].extend([kept[lose].id, *dup_ids[lose]])
         out = []
+        ledger = ctx.ledger
         for i, c in enumerate(kept):
             if i in removed:
                 continue
-            meta: dict[str, object] = {}
-            dups = tuple(dict.fromkeys(d for d in (*c.meta.get("duplicates", ()), *dup_ids[i]) if d != c.id))
+            dups = tuple(dict.fromkeys(d for d in (*ledger[c.index].duplicates, *dup_ids[i]) if d != c.id))
             if dups:
-                meta["duplicates"] = dups
+                ledger.update(c.index, duplicates=dups)
             if i in conflicts:
-                meta["conflicts_with"] = tuple(x for x in conflicts[i] if x != c.id)
-            out.append(c.with_meta(**meta) if meta else c)
+                ledger.update(c.index, conflicts_with=tuple(x for x in conflicts[i] if x != c.id))
+            out.append(c)
         return out
 
     def _pairs(self, sh: list[frozenset[int]]) -> list[tuple[int, int]]:
@@ -201,7 +206,8 @@ class _Preference:
     """Which of two copies serves the question better, and the reason (see the module doc)."""
 
     def __init__(self, chunks: list[Chunk], ctx: Context) -> None:
-        self.target = ctx.target_version
+        self.target = ctx.ledger.call.target_version
+        self._ledger = ctx.ledger
         self._where: dict[int, float] | None = None
         self._chunks = chunks
         self._question = ctx.question
@@ -216,8 +222,9 @@ class _Preference:
 
     def better(self, a: Chunk, b: Chunk) -> str | None:
         """The reason ``a`` (ranked lower) should be kept over ``b``, or ``None``."""
-        if _standing(a) != _standing(b):
-            return "current_version" if _standing(a) < _standing(b) else None
+        sa, sb = _standing(self._ledger, a), _standing(self._ledger, b)
+        if sa != sb:
+            return "current_version" if sa < sb else None
         if self.target is not None and a.version != b.version:
             on_a, on_b = _on(a.version, self.target), _on(b.version, self.target)
             if on_a != on_b:
@@ -230,13 +237,14 @@ class _Preference:
 
 
 def _on(version: str | None, target: str) -> bool:
-    if version is None:
-        return False
-    v, t = version.strip().casefold().lstrip("v"), target.strip().casefold().lstrip("v")
-    return v == t or v.startswith(t + ".")
+    return version is not None and same_version(version, target)
 
 
-def _standing(c: Chunk) -> int:
+_STANDING = {Status.CURRENT: 0, Status.UNVERSIONED: 1}
+
+
+def _standing(ledger: Ledger, c: Chunk) -> int:
     """Which copy of a duplicate to keep when versions are labelled, not dropped: the
     current one, then an unversioned one, then the others (ties: the higher-ranked)."""
-    return {"current": 0, "unversioned": 1}.get(str(c.meta.get("status", "current")), 2)
+    status = ledger[c.index].status
+    return 0 if status is None else _STANDING.get(status, 2)

@@ -16,7 +16,11 @@ so the body of a matched name ranks with the name. Blocks are kept best-first wh
 fit the chunk's share, each **with its owners** (the name a value belongs to) and, when
 it owns blocks, **with its first child** (the value a name has; under a heading, a
 one-line first block such as ``Default: 1209600``): a matched term is never separated
-from its value. When select fits a chunk to the room left, a block that matches the same
+from its value. What room the share has left then goes to the blocks **beside** the kept
+ones, nearest the best match first (the one after it before the one before it), so a cut
+keeps contiguous windows: the value, the list a sentence leads into or the rest of an
+entry that no question word names sits next to the sentence that matched. When select
+fits a chunk to the room left, a block that matches the same
 question words as a kept block at its indent (one example in two syntaxes) waits
 for the blocks that add something, and the block that must be in the fragment is the best
 match in text, not in a markup line (``.. code-block:: python`` names a kind, not a
@@ -36,20 +40,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from functools import partial
 
 import numpy as np
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
+from ctxassembly.kinds import Reason
+from ctxassembly.ledger import Blocks
 from ctxassembly.pipeline import Context, StageBase
 from ctxassembly.text.lexical import Lexical, query_terms, words
 from ctxassembly.text.rivals import entry_blocks, losers
 from ctxassembly.text.selection import with_gaps
 from ctxassembly.text.structure import HEADER_CHARS, Block, definitions, is_mark, structure
 
-__all__ = ["Excerpt"]
-
-_SCORED_MAX = 4096  # block-score entries kept for fit() before the cache starts over
+__all__ = ["Excerpt", "fit"]
 
 
 class Excerpt(StageBase):
@@ -66,6 +71,8 @@ class Excerpt(StageBase):
     """
 
     name = "excerpt"
+    reads = frozenset({"cut"})
+    writes = frozenset({"blocks", "cut"})  # blocks: the block scores select's fit reads
 
     def __init__(
         self, max_share: float = 0.25, *, min_tokens: int = 200, fit_min: int = 60, gap_marker: str = "[…]"
@@ -75,10 +82,6 @@ class Excerpt(StageBase):
         self.max_share = max_share
         self.min_tokens = min_tokens
         self.fit_min = fit_min
-        # (question, chunk text) -> block scores of recent runs, read by fit(); keyed, not
-        # cleared per call, so that calls running at once in threads do not clear each
-        # other's entries (a missing entry only means fit() scores the chunk on its own)
-        self._scored: dict[tuple[str, str], tuple[np.ndarray, frozenset[int]]] = {}
         self.gap_marker = gap_marker
 
     def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
@@ -87,7 +90,7 @@ class Excerpt(StageBase):
         # Only chunks within reach of the budget matter: walk the ranking until the (capped)
         # sizes add up to twice the budget; a chunk never counts more than its characters.
         # Their blocks are scored together (document frequencies over all of them), and the
-        # scores are kept for fit(), which select calls on these same chunks.
+        # scores go to the ledger for fit(), which select calls on these same chunks.
         large, reach, near = [], 0, []
         for i, c in enumerate(chunks):
             if reach >= 2 * ctx.budget:
@@ -101,27 +104,26 @@ class Excerpt(StageBase):
         flat = [chunks[i].text[b.start : b.end] for i in near for b in trees[i]]
         scores = block_scores(flat, ctx.question)
         gone, rival_of = _rivals(chunks, near, trees, scores, ctx.question)
-        if len(self._scored) > _SCORED_MAX:
-            self._scored.clear()
         k = 0
-        mine: dict[tuple[str, str], tuple[np.ndarray, frozenset[int]]] = {}
+        mine: dict[int, np.ndarray] = {}
+        ledger = ctx.ledger
         for i in near:
             n = len(trees[i])
-            mine[(ctx.question, chunks[i].text)] = (scores[k : k + n], gone.get(i, frozenset()))
+            mine[i] = scores[k : k + n]
+            ledger.update(chunks[i].index, blocks=Blocks(chunks[i].text, mine[i], gone.get(i, frozenset())))
             k += n
-        self._scored.update(mine)
         if not large and not gone:
             return chunks
         out: list[Chunk | None] = list(chunks)
         for i in sorted(set(large) | set(gone)):
             tree = trees[i]
             c = chunks[i]
-            s = mine[(ctx.question, c.text)][0]
+            s = mine[i]
             if i in gone:
                 ctx.report.note(self.name, "rival", id=c.id, index=c.index, rival_of=rival_of[i], blocks=len(gone[i]))
                 rest = [j for j in range(len(tree)) if j not in gone[i]]
                 if not any(s[j] > 0 for j in rest):
-                    ctx.report.drop(c, self.name, "near_miss", rival_of=rival_of[i])
+                    ctx.report.drop(c, self.name, Reason.NEAR_MISS, rival_of=rival_of[i])
                     out[i] = None
                     continue
             excluded = gone.get(i, frozenset())
@@ -131,58 +133,76 @@ class Excerpt(StageBase):
             if keep is None:
                 continue  # nothing matched and fits: leave the chunk whole for select to judge
             event = "excerpted" if i in large else "rival_removed"
-            out[i] = self._cut(c, self.write(c.text, tree, keep), ctx, event)
+            out[i] = _cut(c, write(c.text, tree, keep, self.gap_marker), ctx, event)
         return [c for c in out if c is not None]
 
     def fit(self, chunk: Chunk, limit: int, ctx: Context) -> Chunk | None:
-        """``chunk`` cut to its best blocks within ``limit`` tokens of text, or ``None`` when
-        the block that matches the question best does not fit (select calls this for a
-        chunk that does not fit whole in what is left of the budget)."""
-        if limit < self.fit_min:
-            return None
-        tree = structure(chunk.text)
-        scored = self._scored.get((ctx.question, chunk.text))
-        if scored is None:
-            scores, gone = block_scores([chunk.text[b.start : b.end] for b in tree], ctx.question), frozenset[int]()
-        else:
-            scores, gone = scored
-        if not scores.size or scores.max() <= 0:
-            return None
-        keep = choose(chunk.text, tree, scores, limit, ctx.count_tokens, question=ctx.question, excluded=gone)
-        # A fragment without the block that matches the question best is the chunk's
-        # periphery: it would spend the rest of the budget on what the chunk is not about.
-        # Where that block alone is larger than the room left, the name it defines (its
-        # label line) stands for it.
-        if keep is None:
-            return None
-        # Where the text matches too, a markup line (``.. code-block:: python``) is not the
-        # match: it names the kind of what follows, and a fragment matched only there is
-        # periphery. (Where only markup matches, ``.. attribute:: username``, it is the name.)
-        not_content = [is_mark(chunk.text[b.start : b.end]) or j in gone for j, b in enumerate(tree)]
-        content = np.where(not_content, 0.0, scores)
-        top = int(np.argmax(content if content.max() > 0 else scores))
-        best = tree[top]
-        if top not in keep and not (best.label in keep and ctx.count_tokens(chunk.text[best.start : best.end]) > limit):
-            return None
-        return self._cut(chunk, self.write(chunk.text, tree, keep), ctx, "fitted")
+        """:func:`fit` with this stage's ``fit_min`` and ``gap_marker``."""
+        return fit(chunk, limit, ctx, fit_min=self.fit_min, gap_marker=self.gap_marker)
 
-    def _cut(self, chunk: Chunk, text: str, ctx: Context, event: str) -> Chunk:
-        """``chunk`` with ``text`` in place of its own, the cut noted in the report; the
-        offsets go to ``meta["source_span"]`` (kept from an earlier cut)."""
-        ctx.note_cut(self.name, event, chunk, text)
-        span = chunk.meta.get("source_span", (chunk.start, chunk.end))
-        return replace(chunk, text=text, meta=chunk.meta.updated(excerpt=True, source_span=span), start=None, end=None)
+    def fitter(self) -> Callable[[Chunk, int, Context], Chunk | None]:
+        """:func:`fit` with this stage's settings, for :class:`~ctxassembly.stages.select.Select`
+        (the block scores travel through the ledger, not through this object)."""
+        return partial(fit, fit_min=self.fit_min, gap_marker=self.gap_marker)
 
     def write(self, text: str, tree: Sequence[Block], keep: list[int]) -> str:
-        """The kept blocks verbatim in reading order; text between contiguous blocks kept."""
-        spans: list[list[int]] = []
-        for j in keep:
-            blk = tree[j]
-            if spans and j - 1 in keep and not text[spans[-1][1] : blk.start].strip():
-                spans[-1][1] = blk.end
-            else:
-                spans.append([blk.start, blk.end])
-        return with_gaps(text, spans, self.gap_marker)
+        """:func:`write` with this stage's ``gap_marker``."""
+        return write(text, tree, keep, self.gap_marker)
+
+
+def fit(chunk: Chunk, limit: int, ctx: Context, *, fit_min: int = 60, gap_marker: str = "[…]") -> Chunk | None:
+    """``chunk`` cut to its best blocks within ``limit`` tokens of text, or ``None`` when
+    the block that matches the question best does not fit (select calls this for a
+    chunk that does not fit whole in what is left of the budget; below ``fit_min``
+    tokens it is not worth a fragment). The block scores are the excerpt stage's, from
+    the ledger, while they score this text; else the chunk's blocks are scored alone."""
+    if limit < fit_min:
+        return None
+    tree = structure(chunk.text)
+    scored = ctx.ledger[chunk.index].blocks
+    if scored is None or scored.text != chunk.text:
+        scores, gone = block_scores([chunk.text[b.start : b.end] for b in tree], ctx.question), frozenset[int]()
+    else:
+        scores, gone = scored.scores, scored.gone
+    if not scores.size or scores.max() <= 0:
+        return None
+    keep = choose(chunk.text, tree, scores, limit, ctx.count_tokens, question=ctx.question, excluded=gone)
+    # A fragment without the block that matches the question best is the chunk's
+    # periphery: it would spend the rest of the budget on what the chunk is not about.
+    # Where that block alone is larger than the room left, the name it defines (its
+    # label line) stands for it.
+    if keep is None:
+        return None
+    # Where the text matches too, a markup line (``.. code-block:: python``) is not the
+    # match: it names the kind of what follows, and a fragment matched only there is
+    # periphery. (Where only markup matches, ``.. attribute:: username``, it is the name.)
+    not_content = [is_mark(chunk.text[b.start : b.end]) or j in gone for j, b in enumerate(tree)]
+    content = np.where(not_content, 0.0, scores)
+    top = int(np.argmax(content if content.max() > 0 else scores))
+    best = tree[top]
+    if top not in keep and not (best.label in keep and ctx.count_tokens(chunk.text[best.start : best.end]) > limit):
+        return None
+    return _cut(chunk, write(chunk.text, tree, keep, gap_marker), ctx, "fitted")
+
+
+def _cut(chunk: Chunk, text: str, ctx: Context, event: str) -> Chunk:
+    """``chunk`` with ``text`` in place of its own, the cut noted in the report; the
+    offsets go to the ledger's ``cut.source_span`` (kept from an earlier cut)."""
+    ctx.note_cut(Excerpt.name, event, chunk, text)
+    ctx.ledger.cut(chunk, "excerpt", keep_span=True)
+    return replace(chunk, text=text, start=None, end=None)
+
+
+def write(text: str, tree: Sequence[Block], keep: list[int], gap_marker: str = "[…]") -> str:
+    """The kept blocks verbatim in reading order; text between contiguous blocks kept."""
+    spans: list[list[int]] = []
+    for j in keep:
+        blk = tree[j]
+        if spans and j - 1 in keep and not text[spans[-1][1] : blk.start].strip():
+            spans[-1][1] = blk.end
+        else:
+            spans.append([blk.start, blk.end])
+    return with_gaps(text, spans, gap_marker)
 
 
 def _rivals(
@@ -260,9 +280,41 @@ def choose(
         if used + extra <= cap:
             keep |= group
             used += extra
+    if keep:
+        best = max(keep, key=lambda k: (ctx_score[k], -k))
+        _grow(tree, text, keep, excluded, cost=cost, used=used, cap=cap, best=best)
     if not keep or len(keep) == len(tree):
         return None
     return sorted(keep)
+
+
+def _grow(
+    tree: Sequence[Block],
+    text: str,
+    keep: set[int],
+    excluded: frozenset[int],
+    *,
+    cost: Sequence[int],
+    used: int,
+    cap: int,
+    best: int,
+) -> None:
+    """Grow ``keep`` (in place) into contiguous windows while ``cap`` has room (``used``
+    tokens spent so far). The blocks next to a kept block go first, nearest to ``best`` first
+    and, at equal distance, the one after it: the block beside a match is the likeliest to
+    hold what the question did not name (a setting's value, the list a sentence leads into,
+    the rest of a paragraph), which no word of the question scores."""
+    while True:
+        edge = {k + d for k in keep for d in (1, -1)} - keep - excluded
+        for x in sorted((x for x in edge if 0 <= x < len(tree)), key=lambda x: (abs(x - best), x < best)):
+            group = _with_owners(tree, x, text) - excluded
+            extra = sum(cost[y] for y in group - keep)
+            if used + extra <= cap:
+                keep |= group
+                used += extra
+                break
+        else:
+            return
 
 
 def _with_owners(tree: Sequence[Block], j: int, text: str) -> set[int]:

@@ -19,8 +19,8 @@ the question, and the sentences those depend on, verbatim and in reading order.
 4. **Write** the kept units as verbatim slices of the chunk in reading order; contiguous
    units keep the text between them, other cuts are marked with ``gap_marker``. Every
    piece is a substring of the chunk text; nothing is rewritten. The chunk's labels
-   stay; ``meta["spans"]`` holds the kept ``(start, end)`` offsets in the chunk text and
-   ``meta["source_span"]`` the chunk's offsets in its document.
+   stay; the ledger's cut (``Facts.cut``) holds the kept ``(start, end)`` offsets in the
+   chunk text (``spans``) and the chunk's offsets in its document (``source_span``).
 
 Only chunks larger than ``extract_share`` of the budget are touched, and only as many of
 them, in rank order, as could still reach the context (``reach`` times the budget):
@@ -86,6 +86,8 @@ class Extract(StageBase):
     """
 
     name = "extract"
+    reads = frozenset({"cut"})
+    writes = frozenset({"cut"})
 
     def __init__(
         self,
@@ -174,11 +176,6 @@ class Extract(StageBase):
                 continue
             text, spans = write_units(c.text, units, kept, self.gap_marker)
             ctx.note_cut(self.name, "extracted", c, text)
-            out[i] = replace(
-                c,
-                text=text,
-                start=None,
-                end=None,
-                meta=c.meta.updated(extract=True, spans=spans, source_span=(c.start, c.end)),
-            )
+            ctx.ledger.cut(c, "extract", spans=spans)
+            out[i] = replace(c, text=text, start=None, end=None)
         return out

@@ -13,7 +13,7 @@ the budget is always spent in real tokens by the select stage.
 The horizon must never starve the selection: when the head loses so much to duplicates
 or injections that select runs out of chunks before the budget is spent, the pipeline
 undoes the stages after the horizon and runs them again over a head twice as deep
-(:meth:`Horizon.starved` is the test, ``ctx.cascade.widened`` the doubling; see
+(:meth:`Horizon.starved` is the test, ``ledger.call.widened`` the doubling; see
 :func:`ctxassembly.pipeline.run`), until the selection is full or every chunk is
 inside. Text caches make the second pass cost only its new chunks.
 """
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
+from ctxassembly.kinds import Reason
 from ctxassembly.pipeline import Context, StageBase
 
 __all__ = ["Horizon"]
@@ -46,6 +47,8 @@ class Horizon(StageBase):
     """
 
     name = "horizon"
+    reads = frozenset({"widened", "selection"})
+    writes = frozenset({"horizon_total", "horizon_cut"})
 
     def __init__(
         self, horizon: float = 4.0, *, min_chunks: int = 20, chars_per_token: float = 4.0, slack: float = 0.1
@@ -64,8 +67,7 @@ class Horizon(StageBase):
         self.slack = slack
 
     def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
-        state = ctx.cascade
-        state.horizon_total = len(chunks)
+        state = ctx.ledger.call
         scale = 2**state.widened
         limit = self.horizon * ctx.budget * scale
         floor = self.min_chunks * scale
@@ -75,12 +77,12 @@ class Horizon(StageBase):
                 cut = i
                 break
             reach += len(c.text) / self.chars_per_token
-        state.horizon_cut = cut
+        ctx.ledger.update_call(horizon_total=len(chunks), horizon_cut=cut)
         if cut == len(chunks):
             return chunks
         horizon = round(limit)
         for rank in range(cut, len(chunks)):
-            ctx.report.drop(chunks[rank], self.name, "beyond_horizon", rank=rank, horizon=horizon, head=cut)
+            ctx.report.drop(chunks[rank], self.name, Reason.BEYOND_HORIZON, rank=rank, horizon=horizon, head=cut)
         ctx.report.note(self.name, "cut", head=cut, of=len(chunks), horizon_tokens=horizon, widened=state.widened)
         return chunks[:cut]
 
@@ -88,7 +90,8 @@ class Horizon(StageBase):
         """True when the last pass left the budget unspent for want of chunks: select
         kept every chunk it was offered, or left more than ``slack`` of its budget, while
         chunks wait beyond the horizon."""
-        state, selection = ctx.cascade, ctx.cascade.selection
+        state = ctx.ledger.call
+        selection = state.selection
         total = state.horizon_total or 0
         cut = total if state.horizon_cut is None else state.horizon_cut
         if cut >= total or selection is None:

@@ -14,6 +14,7 @@ from dataclasses import replace
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
+from ctxassembly.kinds import Reason
 from ctxassembly.pipeline import Context, StageBase
 
 __all__ = ["Merge"]
@@ -32,6 +33,7 @@ class Merge(StageBase):
     """
 
     name = "merge"
+    writes = frozenset({"merged_from"})
 
     def __init__(self, merge_gap: int = 0, *, max_share: float = 0.4) -> None:
         if merge_gap < 0:
@@ -99,12 +101,12 @@ class Merge(StageBase):
             start=chunks[run[0]].start,
             end=end,
             section=chunks[run[0]].section or best.section,
-            meta=best.meta.updated(merged_from=ids),
         )
+        ctx.ledger.update(best.index, merged_from=ids)
         for i in run:
             if i != head:
                 absorbed[i] = head
-                ctx.report.drop(chunks[i], self.name, "merged", merged_into=best.id)
+                ctx.report.drop(chunks[i], self.name, Reason.MERGED, merged_into=best.id)
 
 
 def _agree(a: Chunk, b: Chunk) -> bool:

@@ -15,18 +15,17 @@ them; ``"drop"`` removes them (reason ``missing_score``); ``"error"`` raises.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Literal
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ChunkError, ConfigError
+from ctxassembly.kinds import NONE_POLICIES, SIGNALS, NonePolicy, Reason
+from ctxassembly.ledger import Given
 from ctxassembly.pipeline import Context, StageBase
 from ctxassembly.text.lexical import Lexical, text_classes, without_markup
 from ctxassembly.text.structure import definitions
 
 __all__ = ["SIGNALS", "Relevance"]
 
-NonePolicy = Literal["rank", "drop", "error"]
-SIGNALS = ("order", "score", "lexical", "define")
 # Chosen leave-one-corpus-out on two documentation corpora (``ctxassembly calibrate-weights``;
 # the table of settings and the held-out figures: benchmarks/README.md).
 DEFAULT_WEIGHTS: Mapping[str, float] = {"order": 1.0, "lexical": 2.0, "define": 2.0}
@@ -50,6 +49,8 @@ class Relevance(StageBase):
     """
 
     name = "relevance"
+    reads = frozenset({"retriever_score"})
+    writes = frozenset({"rank", "retriever_score"})
 
     def __init__(
         self,
@@ -68,7 +69,7 @@ class Relevance(StageBase):
                 raise ConfigError(f"weight of {signal!r} must be a non-negative number, got {w!r}")
         if not any(weights.values()):
             raise ConfigError(f"at least one relevance weight must be positive, got {weights!r}")
-        if none_score not in ("rank", "drop", "error"):
+        if none_score not in NONE_POLICIES:
             raise ConfigError(f"none_score must be 'rank', 'drop' or 'error', got {none_score!r}")
         if rrf_k <= 0:
             raise ConfigError(f"rrf_k must be positive, got {rrf_k!r}")
@@ -87,10 +88,10 @@ class Relevance(StageBase):
                 if self.none_score == "error":
                     raise ChunkError("is None and none_score='error'", field="score", chunk=repr(c.id))
                 if self.none_score == "drop":
-                    ctx.report.drop(c, self.name, "missing_score")
+                    ctx.report.drop(c, self.name, Reason.MISSING_SCORE)
                     continue
             elif self.min_score is not None and c.score < self.min_score:
-                ctx.report.drop(c, self.name, "below_threshold", score=c.score, threshold=self.min_score)
+                ctx.report.drop(c, self.name, Reason.BELOW_THRESHOLD, score=c.score, threshold=self.min_score)
                 continue
             live.append(c)
         if not live:
@@ -109,15 +110,15 @@ class Relevance(StageBase):
                 fused[i] += weight / (self.rrf_k + rank)
         ranked = sorted(range(len(live)), key=lambda i: (-fused[i], i))  # ties: incoming order
         out = []
+        ledger = ctx.ledger
         for pos, i in enumerate(ranked):
             c = live[i]
             if self.top_k is not None and pos >= self.top_k:
-                ctx.report.drop(c, self.name, "rank_cutoff", rank=pos, top_k=self.top_k)
+                ctx.report.drop(c, self.name, Reason.RANK_CUTOFF, rank=pos, top_k=self.top_k)
                 continue
-            meta: dict[str, object] = {"relevance_rank": pos}
-            if "retriever_score" not in c.meta:
-                meta["retriever_score"] = c.score
-            out.append(c.evolve(score=round(fused[i], 6), meta=c.meta.updated(**meta)))
+            given = ledger[c.index].retriever_score
+            ledger.update(c.index, rank=pos, retriever_score=Given(c.score) if given is None else given)
+            out.append(c.evolve(score=round(fused[i], 6)))
         return out
 
     @staticmethod

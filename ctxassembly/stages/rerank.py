@@ -15,7 +15,8 @@ read from its saved config (:func:`ctxassembly.models.model_kind`). Weights load
 first call, not at construction.
 
 The model's score replaces ``chunk.score``; the score it replaced is kept in
-``meta["pre_rerank_score"]`` (and the retriever's original in ``meta["retriever_score"]``).
+the ledger (``Facts.rerank``: the model's score, and the score and rank before it; the
+retriever's original in ``Facts.retriever_score``).
 ``rerank_fuse=w`` blends the model's order with the incoming order by reciprocal-rank fusion,
 ``1/(k + model_rank) + w/(k + incoming_rank)``: useful when the incoming order already
 carries a strong signal (a hybrid retriever, the lexical ranking of the relevance stage).
@@ -34,6 +35,7 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any, Literal, cast
@@ -41,7 +43,9 @@ from typing import Any, Literal, cast
 import numpy as np
 
 from ctxassembly.chunk import Chunk
-from ctxassembly.errors import ConfigError
+from ctxassembly.errors import ConfigError, UntrainedModelWarning
+from ctxassembly.kinds import Reason
+from ctxassembly.ledger import Given, Reranked
 from ctxassembly.models import (
     DEFAULT_CROSS_ENCODER,
     Embedder,
@@ -52,6 +56,7 @@ from ctxassembly.models import (
     load_sentence_transformer,
     model_kind,
     require,
+    untrained_head,
 )
 from ctxassembly.models.vectors import chunk_vectors, supplied
 from ctxassembly.pipeline import Context, StageBase
@@ -92,6 +97,8 @@ class Rerank(StageBase):
     """
 
     name = "rerank"
+    writes = frozenset({"rerank", "rank", "retriever_score"})
+    reads = frozenset({"retriever_score"})
     uses_model = True
 
     def __init__(
@@ -130,6 +137,8 @@ class Rerank(StageBase):
         self.embedder: Embedder | None = None
         self._scorer: Scorer | None = None
         self._spec: str | None = None
+        self._untrained: str | None = None  # why the cross-encoder scores at random (checked once loaded)
+        self._checked = False
         if isinstance(model, str):
             require()
             if not model.strip():
@@ -172,6 +181,11 @@ class Rerank(StageBase):
                 )
         if self.kind == "cross" and self._cross is None and self._spec is not None:
             self._cross = load_cross_encoder(self._spec, self.device)
+        if self.kind == "cross" and not self._checked:
+            self._checked = True
+            self._untrained = untrained_head(self._cross)
+            if self._untrained is not None:
+                warnings.warn(self._untrained, UntrainedModelWarning, stacklevel=3)
 
     def scores(self, query: str, chunks: Sequence[Chunk]) -> list[float]:
         """The model's score of each chunk for ``query`` (one batched model call).
@@ -214,6 +228,8 @@ class Rerank(StageBase):
         if not chunks:
             return []
         model = self.scores(ctx.question, chunks)
+        if self._untrained is not None:
+            ctx.report.note(self.name, "untrained_head", why=self._untrained)
         n = len(chunks)
         reused = supplied(chunks) if self.kind == "bi" else 0
         if reused:  # the bi-encoder read these vectors instead of embedding the texts
@@ -226,21 +242,23 @@ class Rerank(StageBase):
             final = model
         order = sorted(range(n), key=lambda i: (-final[i], i))  # ties: incoming order
         out: list[Chunk] = []
+        ledger = ctx.ledger
         for i in order:
             c = chunks[i]
             if self.min_score is not None and model[i] < self.min_score:
-                ctx.report.drop(c, self.name, "below_threshold", score=round(model[i], 6), threshold=self.min_score)
+                ctx.report.drop(
+                    c, self.name, Reason.BELOW_THRESHOLD, score=round(model[i], 6), threshold=self.min_score
+                )
                 continue
             if self.top_k is not None and len(out) >= self.top_k:
-                ctx.report.drop(c, self.name, "rank_cutoff", rank=len(out), top_k=self.top_k)
+                ctx.report.drop(c, self.name, Reason.RANK_CUTOFF, rank=len(out), top_k=self.top_k)
                 continue
-            meta: dict[str, object] = {
-                "rerank_score": round(model[i], 6),
-                "pre_rerank_score": c.score,
-                "pre_rerank_rank": i,
-                "relevance_rank": len(out),
-            }
-            if "retriever_score" not in c.meta:
-                meta["retriever_score"] = c.score
-            out.append(replace(c, score=round(final[i], 6), meta=c.meta.updated(**meta)))
+            given = ledger[c.index].retriever_score
+            ledger.update(
+                c.index,
+                rerank=Reranked(round(model[i], 6), c.score, i),
+                rank=len(out),
+                retriever_score=Given(c.score) if given is None else given,
+            )
+            out.append(replace(c, score=round(final[i], 6)))
         return out

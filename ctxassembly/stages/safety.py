@@ -7,7 +7,7 @@ sentences that act on the reader instead of informing it, by class: ``override``
 Policy ``remove`` (default) cuts the offending sentences verbatim and records them
 (report note ``removed``, each with its code ``injection:<class>``); ``drop`` removes the
 whole chunk (reason ``injection``, the codes in the detail); ``flag`` keeps it with
-``meta["flags"]`` holding the codes.
+the codes in the ledger (``Facts.flags``; the returned chunk's ``meta["flags"]``).
 
 A chunk that carried such a sentence is suspect: whatever survives of it moves behind
 every clean chunk (in their incoming order). The default pipeline scans only the head
@@ -19,17 +19,15 @@ sentence could lift its chunk to the top.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Literal
 
 from ctxassembly.chunk import Chunk
-from ctxassembly.errors import ConfigError
+from ctxassembly.kinds import SAFETY_MODES, Reason, SafetyMode, one_of
 from ctxassembly.pipeline import Context, StageBase
 from ctxassembly.text.injection import CLASSES, find_injections
 
 __all__ = ["CLASSES", "Safety", "find_injections"]
 
-Policy = Literal["remove", "drop", "flag"]
-_POLICIES = ("remove", "drop", "flag")
+Policy = SafetyMode
 
 
 class Safety(StageBase):
@@ -39,10 +37,10 @@ class Safety(StageBase):
     """
 
     name = "safety"
+    writes = frozenset({"flags", "cut"})
 
     def __init__(self, policy: Policy = "remove") -> None:
-        if policy not in _POLICIES:
-            raise ConfigError(f"safety policy must be one of {_POLICIES}, got {policy!r}")
+        one_of("safety policy", policy, SAFETY_MODES)
         self.policy = policy
 
     def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
@@ -57,10 +55,11 @@ class Safety(StageBase):
             ]
             codes = list(dict.fromkeys(f["code"] for f in found))
             if self.policy == "drop":
-                ctx.report.drop(c, self.name, "injection", codes=codes, found=found)
+                ctx.report.drop(c, self.name, Reason.INJECTION, codes=codes, found=found)
                 continue
             if self.policy == "flag":
-                suspect.append(c.with_meta(flags=tuple(codes)))
+                ctx.ledger.update(c.index, flags=tuple(codes))
+                suspect.append(c)
                 ctx.report.note(self.name, "flagged", id=c.id, index=c.index, codes=codes, found=found)
                 continue
             pieces, last = [], 0
@@ -71,13 +70,14 @@ class Safety(StageBase):
             text = "".join(pieces).rstrip()
             ctx.report.note(self.name, "removed", id=c.id, index=c.index, codes=codes, found=found)
             if not text.strip():
-                ctx.report.drop(c, self.name, "injection", codes=codes, found=found)
+                ctx.report.drop(c, self.name, Reason.INJECTION, codes=codes, found=found)
                 continue
-            suspect.append(_replace_text(c, text, injection_removed=len(spans)))
+            ctx.ledger.cut(c, injection_removed=len(spans))
+            suspect.append(_replace_text(c, text))
         return out + suspect
 
 
-def _replace_text(c: Chunk, text: str, **meta: object) -> Chunk:
-    # The text no longer equals source[start:end]: offsets move to metadata so that the
+def _replace_text(c: Chunk, text: str) -> Chunk:
+    # The text no longer equals source[start:end]: offsets move to the ledger so that the
     # merge stage never splices an edited chunk by position.
-    return replace(c, text=text, start=None, end=None, meta=c.meta.updated(source_span=(c.start, c.end), **meta))
+    return replace(c, text=text, start=None, end=None)

@@ -16,7 +16,9 @@ from collections.abc import Callable
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
-from ctxassembly.pipeline import Context, Selection, StageBase
+from ctxassembly.kinds import Reason
+from ctxassembly.ledger import Selection
+from ctxassembly.pipeline import Context, StageBase
 
 __all__ = ["Select"]
 
@@ -26,8 +28,9 @@ class Select(StageBase):
 
     :param reserve: tokens of the budget kept back for the rest of the prompt.
     :param max_per_doc: at most this many chunks from one document (``doc_cap``).
-    :param render: ``chunk -> (head, body, tail)`` as it will stand in the context (the
-        assembler passes the renderer's parts); the tokens of the three plus
+    :param render: ``(chunk, status) -> (head, body, tail)`` as it will stand in the context,
+        ``status`` the label the ledger gives it (the assembler passes the renderer's
+        parts); the tokens of the three plus
         ``separator_tokens`` are the chunk's cost. Defaults to the bare text. Counting the
         parts apart lets the body's count be shared with other stages (BPE merges across
         the seams only ever save tokens; the assembler re-checks the rendered total).
@@ -41,13 +44,15 @@ class Select(StageBase):
     """
 
     name = "select"
+    reads = frozenset({"version", "status_note", "blocks"})  # the shown status (render), fit's block scores
+    writes = frozenset({"selection", "cut"})  # cut: a chunk fit cuts to the room left
 
     def __init__(
         self,
         *,
         reserve: int = 0,
         max_per_doc: int | None = None,
-        render: Callable[[Chunk], tuple[str, str, str]] | None = None,
+        render: Callable[[Chunk, str | None], tuple[str, str, str]] | None = None,
         separator_tokens: int = 0,
         cost: Callable[[Chunk, Context], int] | None = None,
         fit: Callable[[Chunk, int, Context], Chunk | None] | None = None,
@@ -75,13 +80,13 @@ class Select(StageBase):
             c = candidate
             doc = c.doc_id or c.id
             if self.max_per_doc is not None and per_doc[doc] >= self.max_per_doc:
-                ctx.report.drop(c, self.name, "doc_cap", doc_id=doc, max_per_doc=self.max_per_doc)
+                ctx.report.drop(c, self.name, Reason.DOC_CAP, doc_id=doc, max_per_doc=self.max_per_doc)
                 continue
             remaining = available - used
             if self.cost is not None:
                 cost: int | None = self.cost(c, ctx)
             else:
-                head, body, tail = self.render(c) if self.render is not None else ("", c.text, "")
+                head, body, tail = self.render(c, _status(ctx, c)) if self.render is not None else ("", c.text, "")
                 if at_least is not None and at_least(body) > remaining:
                     cost = None  # the body alone cannot fit: no need to count it
                 else:
@@ -99,27 +104,31 @@ class Select(StageBase):
                 if fitted is not None:
                     c, cost = fitted
             if cost is None or cost > remaining:
-                ctx.report.drop(c, self.name, "over_budget", tokens=cost, remaining=max(remaining, 0))
+                ctx.report.drop(c, self.name, Reason.OVER_BUDGET, tokens=cost, remaining=max(remaining, 0))
                 overflow += 1
                 continue
             used += cost
             per_doc[doc] += 1
             out.append(c)
         # what the horizon reads to tell a full selection from a starved one
-        ctx.cascade.selection = Selection(tokens=used, available=available, overflow=overflow)
+        ctx.ledger.update_call(selection=Selection(tokens=used, available=available, overflow=overflow))
         return out
 
     def _fitted(self, c: Chunk, remaining: int, ctx: Context) -> tuple[Chunk, int] | None:
         """``c`` cut (by ``fit``) to what is left of the budget, with its cost, or ``None``."""
         assert self.fit is not None
-        head, _, tail = self.render(c) if self.render is not None else ("", "", "")
+        head, _, tail = self.render(c, _status(ctx, c)) if self.render is not None else ("", "", "")
         frame = ctx.count_tokens(head) + ctx.count_tokens(tail) + self.separator_tokens
         cut = self.fit(c, remaining - frame, ctx)
         if cut is None:
             return None
-        h, body, t = self.render(cut) if self.render is not None else ("", cut.text, "")
+        h, body, t = self.render(cut, _status(ctx, cut)) if self.render is not None else ("", cut.text, "")
         cost = ctx.count_tokens(h) + ctx.count_tokens(body) + ctx.count_tokens(t) + self.separator_tokens
         return (cut, cost) if cost <= remaining else None
+
+
+def _status(ctx: Context, c: Chunk) -> str | None:
+    return ctx.ledger.status(c)
 
 
 def _tokens_within(text: str, limit: int, count: Callable[[str], int]) -> int | None:

@@ -2,11 +2,11 @@
 
 Two chunks are semantic duplicates when the cosine of their embeddings is at least
 ``semantic_threshold`` (one matrix product over the unit vectors). The list arrives ranked, so
-the higher-ranked copy stays and lists the dropped ids in ``meta["duplicates"]``.
+the higher-ranked copy stays and lists the dropped ids in the ledger (``Facts.duplicates``).
 
 The same guard as the text dedup applies (:func:`ctxassembly.text.lexical.differs_in_substance`):
 paraphrases that differ in a number, unit, negation, date or version are not duplicates
-but a conflict; both stay, each naming the other in ``meta["conflicts_with"]``, and the
+but a conflict; both stay, each naming the other (``Facts.conflicts_with``), and the
 arrange stage keeps them adjacent. (Embeddings are nearly blind to "3" versus "5", which
 is exactly why the guard is needed.)
 
@@ -23,6 +23,7 @@ import numpy as np
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
+from ctxassembly.kinds import Reason
 from ctxassembly.models import DEFAULT_EMBEDDER, embedder_for, load_sentence_transformer
 from ctxassembly.models.vectors import chunk_vectors, supplied
 from ctxassembly.pipeline import Context, StageBase
@@ -45,6 +46,8 @@ class SemanticDedup(StageBase):
     """
 
     name = "semantic_dedup"
+    reads = frozenset({"duplicates", "conflicts_with"})
+    writes = frozenset({"duplicates", "conflicts_with"})
     uses_model = True
 
     def __init__(
@@ -68,6 +71,7 @@ class SemanticDedup(StageBase):
         self.guard = differs_in_substance if guard is None else guard
 
     def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
+        ledger = ctx.ledger
         if len(chunks) < 2:
             return chunks
         vectors = chunk_vectors(chunks, self.embedder)
@@ -91,23 +95,25 @@ class SemanticDedup(StageBase):
             ctx.report.drop(
                 chunks[j],
                 self.name,
-                "duplicate",
+                Reason.DUPLICATE,
                 duplicate_of=chunks[i].id,
                 kind="semantic",
                 cosine=round(float(sim[i, j]), 4),
             )
-            dups.setdefault(i, []).extend([chunks[j].id, *chunks[j].meta.get("duplicates", ())])
+            dups.setdefault(i, []).extend([chunks[j].id, *ledger[chunks[j].index].duplicates])
         out = []
         for i, c in enumerate(chunks):
             if i in removed:
                 continue
-            meta: dict[str, object] = {}
+            facts = ledger[c.index]
             if i in dups:
-                meta["duplicates"] = tuple(
-                    dict.fromkeys(d for d in (*c.meta.get("duplicates", ()), *dups[i]) if d != c.id)
+                ledger.update(
+                    c.index, duplicates=tuple(dict.fromkeys(d for d in (*facts.duplicates, *dups[i]) if d != c.id))
                 )
             if i in conflicts:
-                old = tuple(c.meta.get("conflicts_with", ()))
-                meta["conflicts_with"] = tuple(dict.fromkeys(x for x in (*old, *conflicts[i]) if x != c.id))
-            out.append(c.with_meta(**meta) if meta else c)
+                old = facts.conflicts_with
+                ledger.update(
+                    c.index, conflicts_with=tuple(dict.fromkeys(x for x in (*old, *conflicts[i]) if x != c.id))
+                )
+            out.append(c)
         return out

@@ -41,6 +41,8 @@ class Tables(StageBase):
     """
 
     name = "tables"
+    reads = frozenset({"cut"})
+    writes = frozenset({"cut"})
 
     def __init__(
         self,
@@ -72,9 +74,8 @@ class Tables(StageBase):
             text = self.compress(c.text, ctx.question)
             if text != c.text:
                 ctx.note_cut(self.name, "table_rows_dropped", c, text)
-                out[i] = replace(
-                    c, text=text, start=None, end=None, meta=c.meta.updated(tables=True, source_span=(c.start, c.end))
-                )
+                ctx.ledger.cut(c, "tables")
+                out[i] = replace(c, text=text, start=None, end=None)
         return out
 
     def compress(self, text: str, question: str) -> str:

@@ -2,10 +2,11 @@
 
 Each chunk's version comes from where it really is (:mod:`ctxassembly.versioning`): a
 version field, a segment of its URL or file path, its title, or the text's own change
-notes; the chunk says where (``meta["version_from"]``: ``field``, ``path``, ``title`` or
-``text``). The target comes from the caller, else from the question text ("in Django 5.1",
-"v3.3", "Enterprise 4.2") matched against the versions present in any spelling (``5.1`` is
-``v5.1``, ``5.1.x`` and a compact ``51``), else it is "current": the latest version
+notes; the ledger says where (``Facts.version``, a :class:`~ctxassembly.ledger.Verdict`:
+``field``, ``path``, ``title`` or ``text``). The target comes from the caller, else from
+the question text ("in Django 5.1", "v3.3", "Enterprise 4.2") matched against the
+versions present in any spelling (``5.1`` is ``v5.1``, ``5.1.x`` and a compact ``51``),
+else it is "current": the latest version
 present per document family (the document's identity without its version: the location
 minus its version segment, else ``doc_id``; chunks without either form one family). A
 question that names a version no candidate can be matched to gets a report note.
@@ -37,17 +38,30 @@ A chunk with no version is kept and labelled ``unversioned``: we cannot know it 
 A chunk whose *subject* is another version (release notes "Django 4.0 release notes"
 inside the 5.2 docs) still states old values as facts. With ``subject_versions`` on, such
 chunks are treated as other-version chunks unless the question names that version.
+
+A changelog is many versions in one file: a section under a release heading ("Version
+7.1.2", "7.1.2 (2020-04-27)", "[8.2.0] - 2024-05-01"; :mod:`ctxassembly.versioning.headings`)
+is about that release. Against the target it is the target's when its release is the
+target or one of the releases since the newest older docs version present (the 8.2.1 docs
+beside the 8.1.7 ones: the sections of 8.2.0 and 8.2.1 tell what changed since; with no
+older docs present, the releases of the target's series, 8.2.x), and it is labelled with
+that release (``version_from="text"``, ``version_key="heading"``);
+a section about an older release leaves as ``other_version`` (detail ``describes``). A
+heading newer than the docs that hold it (a deprecation timeline's "6.0" in the 5.2 docs)
+announces, it is no release: it decides nothing.
 """
 
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
-from typing import Literal
 
 from ctxassembly.chunk import Chunk
-from ctxassembly.errors import ConfigError
+from ctxassembly.errors import AbsentVersionError, AbsentVersionWarning, ConfigError
+from ctxassembly.kinds import ABSENT_POLICIES, VERSION_POLICIES, AbsentPolicy, Reason, Status, VersionPolicy, one_of
+from ctxassembly.ledger import Verdict
 from ctxassembly.pipeline import Context, StageBase
 from ctxassembly.versioning import (
     DEV_ALIASES,
@@ -61,12 +75,13 @@ from ctxassembly.versioning import (
     versions_in,
 )
 from ctxassembly.versioning.evidence import Fates, contradicted, lacking_note, newest_note, outgrown, text_fate
+from ctxassembly.versioning.headings import Sections, sections
 from ctxassembly.versioning.order import order_key, version_key
 
 __all__ = ["VersionFilter", "matches", "version_key", "versions_in"]
 
-Policy = Literal["drop", "label"]
-_POLICIES = ("drop", "label")
+Policy = VersionPolicy
+Absent = AbsentPolicy
 
 _SUBJECT = re.compile(
     r"(?<![\w.])v?(\d+(?:\.\d+){1,3})\b[^>]{0,20}?\b(?:release notes|changelog|what[’']?s new|upgrade notes)",
@@ -147,8 +162,8 @@ class VersionFilter(StageBase):
 
     :param version_policy: ``"drop"`` removes other-version chunks with reason ``superseded``
         (a newer version of the same document was kept: detail ``superseded_by``) or
-        ``other_version``; ``"label"`` keeps them with ``meta["status"]`` set to
-        ``superseded``/``other_version`` so the model sees the conflict.
+        ``other_version``; ``"label"`` keeps them with the status ``superseded``/``other_version``
+        (the ledger's verdict, shown in the context) so the model sees the conflict.
     :param subject_versions: treat release notes of another version as other-version.
     :param version_keys: metadata keys that may hold the version, after the chunk's own
         ``version`` field (default :data:`~ctxassembly.versioning.VERSION_KEYS`).
@@ -157,10 +172,19 @@ class VersionFilter(StageBase):
         ``source``, ``url``, ``file_path``, ``file_name`` ...).
     :param text_cues: read the text's change notes ("New in 5.1") of chunks that have no
         version anywhere else.
+    :param absent_version: what to do when the version asked for (the caller's
+        ``target_version``, or the one the question names) is among no candidate's
+        versions, e.g. ``"9.9"`` over docs 7.1 to 8.2: ``"latest"`` (default) answers
+        for the latest version of each document, ``"empty"`` keeps the target, so every
+        versioned chunk leaves as another version's (only unversioned ones can stay),
+        ``"error"`` raises :class:`~ctxassembly.errors.AbsentVersionError`. The first two
+        warn (:class:`~ctxassembly.errors.AbsentVersionWarning`) and note it in the
+        report (``absent_version``).
     :raises ConfigError: an unknown policy or a bad key list.
     """
 
     name = "version"
+    writes = frozenset({"version", "target_version"})
 
     def __init__(
         self,
@@ -170,9 +194,11 @@ class VersionFilter(StageBase):
         version_keys: Sequence[str] | str = VERSION_KEYS,
         location_keys: Sequence[str] | str = LOCATION_KEYS,
         text_cues: bool = True,
+        absent_version: Absent = "latest",
     ) -> None:
-        if version_policy not in _POLICIES:
-            raise ConfigError(f"version_policy must be one of {_POLICIES}, got {version_policy!r}")
+        one_of("version_policy", version_policy, VERSION_POLICIES)
+        one_of("absent_version", absent_version, ABSENT_POLICIES)
+        self.absent_version = absent_version
         self.version_policy = version_policy
         self.subject_versions = subject_versions
         self.version_keys = _keys("version_keys", version_keys)
@@ -189,7 +215,13 @@ class VersionFilter(StageBase):
         target, how = ctx.target_version, "caller"
         why = "given by the caller"
         unmatched = ""
-        if target is None:
+        if target is not None and present and not any(matches(p, target) for p in present):
+            target = self._absent(target, "target_version", present, ctx)
+            if target is None:
+                unmatched = f"target_version {ctx.target_version!r} matches no candidate's version"
+            else:
+                why = "given by the caller; no candidate carries it (absent_version='empty')"
+        elif target is None:
             target = resolve_target(ctx.question, present)
             how = "question"
             if target is not None:
@@ -204,12 +236,11 @@ class VersionFilter(StageBase):
                 how = "question (matched to the text's change notes)"
                 why = f"the question names {target}; only the texts' change notes name it"
             if target is None and named:
-                unmatched = f"the question names {', '.join(sorted(named))}; no candidate's version matches it" + (
-                    f" (present: {', '.join(present)})" if present else " (no candidate carries a version)"
-                )
-                ctx.report.note(self.name, "unmatched_version", named=sorted(named), present=present, why=unmatched)
+                target, unmatched = self._unmatched(named, present, ctx)
+                if target is not None:
+                    why = f"the question names {target}; no candidate carries it (absent_version='empty')"
         if target is not None:
-            ctx.target_version = target
+            ctx.ledger.update_call(target_version=target)
         latest: dict[str | None, str] = {}  # family -> its newest version
         if target is None:
             how = "current"
@@ -232,10 +263,53 @@ class VersionFilter(StageBase):
         ctx.report.target_version = target if target is not None else (present[-1] if present else None)
         return target, latest, named
 
-    def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
-        names = _names_before_versions(ctx.question, ctx.target_version)
-        resolved, learnt = resolve_all(chunks, self.version_keys, self.location_keys, self.text_cues, names)
-        target, latest, named = self._target(chunks, resolved, ctx, learnt)
+    def _unmatched(self, named: set[str], present: list[str], ctx: Context) -> tuple[str | None, str]:
+        """The question names versions and none is a candidate's: the note, and the
+        target by ``absent_version`` when versions exist (with no version anywhere there is
+        nothing to fall back from: the text rules decide)."""
+        unmatched = f"the question names {', '.join(sorted(named))}; no candidate's version matches it" + (
+            f" (present: {', '.join(present)})" if present else " (no candidate carries a version)"
+        )
+        ctx.report.note(self.name, "unmatched_version", named=sorted(named), present=present, why=unmatched)
+        target = self._absent(versions_in(ctx.question)[0], "the question", present, ctx) if present else None
+        return target, unmatched
+
+    def _absent(self, version: str, asked_by: str, present: list[str], ctx: Context) -> str | None:
+        """The target when ``version`` (asked by the caller or the question) is among no
+        candidate's versions: ``None`` (the latest per document) or ``version`` itself
+        (``"empty"``), with a warning and a note; or raise (``"error"``)."""
+        where = f" (present: {', '.join(present)})"
+        if asked_by == "target_version":
+            asked = f"target_version {version!r} matches no candidate's version{where}"
+        else:
+            asked = f"the question names {version!r}, which matches no candidate's version{where}"
+        if self.absent_version == "error":
+            raise AbsentVersionError(
+                f"{asked}; pass a version among them, or absent_version='latest' or 'empty'",
+                version=version,
+                present=present,
+            )
+        if self.absent_version == "latest":
+            did = "answering for the latest version of each document"
+        else:
+            did = "keeping it as the target: every versioned chunk leaves"
+        message = f"{asked}; {did} (absent_version={self.absent_version!r}; 'latest', 'empty' or 'error')"
+        warnings.warn(message, AbsentVersionWarning, stacklevel=2)
+        ctx.report.note(
+            self.name, "absent_version", version=version, asked_by=asked_by, policy=self.absent_version, why=message
+        )
+        return None if self.absent_version == "latest" else version
+
+    def _text_target(
+        self, chunks: list[Chunk], resolved: list[Resolved], latest: dict[str | None, str], ctx: Context
+    ) -> str | None:
+        text_target = newest_note(chunks, resolved, latest)
+        if text_target is not None:
+            why = "no candidate carries a version: the newest change note (in two or more texts) stands for current"
+            ctx.report.note(self.name, "text_target", version=text_target, why=why)
+        return text_target
+
+    def _note_resolved(self, chunks: list[Chunk], resolved: list[Resolved], ctx: Context) -> None:
         ctx.report.note(
             self.name,
             "resolved",
@@ -245,6 +319,12 @@ class VersionFilter(StageBase):
                 if r.source is not None
             ],
         )
+
+    def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
+        names = _names_before_versions(ctx.question, ctx.target_version)
+        resolved, learnt = resolve_all(chunks, self.version_keys, self.location_keys, self.text_cues, names)
+        target, latest, named = self._target(chunks, resolved, ctx, learnt)
+        self._note_resolved(chunks, resolved, ctx)
         fates: Fates = []  # (chunk, status, detail)
         # decided once per distinct (version, wanted version) and per distinct heading
         match: dict[tuple[str, str], str | None] = {}  # -> "superseded" / "other_version" / None (it matches)
@@ -253,15 +333,20 @@ class VersionFilter(StageBase):
         # text-only candidates and no version named: the newest change note of the set
         # stands for "current" (that release's docs carry it; older copies lack it, older
         # texts announce changes it has made); a floor can never exceed it
-        text_target = target if target is not None else newest_note(chunks, resolved, latest)
-        if text_target is not None and target is None:
-            why = "no candidate carries a version: the newest change note (in two or more texts) stands for current"
-            ctx.report.note(self.name, "text_target", version=text_target, why=why)
+        text_target = target if target is not None else self._text_target(chunks, resolved, latest, ctx)
         lacking = lacking_note(chunks, resolved, text_target) if text_target is not None else {}
+        releases = sections(chunks, [r.document for r in resolved]) if self.subject_versions else [None] * len(chunks)
+        docs_versions = sorted({r.version for r in resolved if r.version}, key=order_key)
+        headed: dict[int, str] = {}  # chunk position -> the release heading it is labelled with
         for i, (chunk, r) in enumerate(zip(chunks, resolved, strict=True)):
             c = _labelled(chunk, r)
+            section = releases[i]
             if not r.version:
-                fates.append((c, *text_fate(r, text_target, lacking.get(i), named)))
+                status, detail = text_fate(r, text_target, lacking.get(i), named)
+                about = _release_fate(section, None, text_target, docs_versions, named) if detail is None else None
+                if about is not None:  # a changelog section: labelled with its release, or another version's
+                    c, status, detail = _by_heading(c, about, status, headed, i)
+                fates.append((c, status, detail))
                 continue
             want = target if target is not None else latest[r.document]
             pair = (r.version, want)
@@ -271,12 +356,15 @@ class VersionFilter(StageBase):
             if other is not None:
                 fates.append((c, other, {"version": r.version, "target": want, "from": str(r.source)}))
                 continue
+            about = _release_fate(section, r.version, want, docs_versions, named)
+            if about is not None:  # a changelog section: its heading decides
+                fates.append(_by_heading(c, about, "current", headed, i))
+                if isinstance(about, str):
+                    current.setdefault(r.document or c.id, c.id)
+                continue
             if self.subject_versions:
-                heading = (c.title, c.section)
-                if heading not in subjects:
-                    subjects[heading] = subject_version(c)
-                subject = subjects[heading] or r.subject  # the heading's, else the page path's
-                if subject is not None and not matches(subject, want) and not any(matches(subject, n) for n in named):
+                subject = _other_subject(c, r, want, named, subjects)
+                if subject is not None:
                     fates.append((c, "other_version", {"describes": subject, "target": want}))
                     continue
             fates.append((c, "current", None))
@@ -288,7 +376,7 @@ class VersionFilter(StageBase):
         if target is None and not latest:
             for j, (newer, figure) in outgrown(chunks, resolved, fates).items():
                 fates[j] = (fates[j][0], "superseded", {"newer_copy": newer, "figure": figure, "from": "text"})
-        return self._apply(fates, resolved, current, ctx)
+        return self._apply(fates, resolved, current, ctx, headed)
 
     def _apply(
         self,
@@ -296,22 +384,30 @@ class VersionFilter(StageBase):
         resolved: list[Resolved],
         current: dict[str, str],
         ctx: Context,
+        headed: dict[int, str] | None = None,
     ) -> list[Chunk]:
         """Drop (or label) the other-version chunks; label the kept ones with their provenance."""
         out: list[Chunk] = []
+        ledger = ctx.ledger
         drop = self.version_policy == "drop"
-        for (c, status, detail), r in zip(fates, resolved, strict=True):
+        headed = headed or {}
+        for i, ((c, status, detail), r) in enumerate(zip(fates, resolved, strict=True)):
             if detail is None:  # current or unversioned
-                out.append(c.with_meta(status=status, **_provenance(r)))
+                verdict = _verdict(Status(status), r)
+                if i in headed:  # a changelog section: its version is its release heading's
+                    verdict = Verdict(verdict.status, "text", key="heading")
+                ledger.update(c.index, version=verdict)
+                out.append(c)
                 continue
             fam = r.document or c.id
             if status == "superseded" and fam in current:
                 detail["superseded_by"] = current[fam]
             if drop:
-                ctx.report.drop(c, self.name, status, **detail)
+                ctx.report.drop(c, self.name, Reason(status), **detail)
             else:
-                labels = {k: v for k, v in detail.items() if k not in ("target", "version", "from")}
-                out.append(c.with_meta(status=status, **labels, **_provenance(r)))
+                labels = tuple((k, v) for k, v in detail.items() if k not in ("target", "version", "from"))
+                ledger.update(c.index, version=_verdict(Status(status), r, labels))
+                out.append(c)
         return out
 
     @staticmethod
@@ -324,6 +420,94 @@ class VersionFilter(StageBase):
         return "superseded" if order_key(version) < order_key(canonical(want)) else "other_version"
 
 
+def _other_subject(
+    c: Chunk, r: Resolved, want: str, named: set[str], subjects: dict[tuple[str | None, str | None], str | None]
+) -> str | None:
+    """The other version the chunk is about by its heading or page path (release notes of
+    another version), else ``None``; ``subjects`` caches the heading's per distinct heading."""
+    heading = (c.title, c.section)
+    if heading not in subjects:
+        subjects[heading] = subject_version(c)
+    subject = subjects[heading] or r.subject  # the heading's, else the page path's
+    if subject is not None and not matches(subject, want) and not any(matches(subject, n) for n in named):
+        return subject
+    return None
+
+
+def _by_heading(
+    c: Chunk, about: str | dict[str, str], status: str, headed: dict[int, str], i: int
+) -> tuple[Chunk, str, dict[str, str] | None]:
+    """The fate of a changelog section: ``other_version`` with ``about`` as its detail, or
+    kept with ``status``, labelled with the release ``about`` (noted in ``headed``)."""
+    if isinstance(about, dict):
+        return c, "other_version", about
+    headed[i] = about
+    return c.evolve(version=about), status, None
+
+
+def _release_fate(
+    section: Sections | None, docs_version: str | None, want: str | None, present: Sequence[str], named: Iterable[str]
+) -> str | dict[str, str] | None:
+    """A changelog section against the version wanted: the release it is labelled with
+    (the target's, or one since the newest older docs version present), the detail of an
+    ``other_version`` fate, or ``None`` (nothing to decide: its first lines are under a
+    heading not known, or every heading is newer than the docs that hold it; no section)."""
+    if section is None:
+        return None
+    if section.leading is None:
+        return _below(section.at_most, docs_version, want, present, named)
+    about = [v for v in section.all if docs_version is None or not _newer(v, docs_version)]
+    if section.leading not in about:
+        return None
+    if want is None:
+        return max(about, key=order_key)
+    named = tuple(named)
+    older = [p for p in present if not matches(p, want) and order_key(p) < order_key(canonical(want))]
+    since = older[-1] if older else None
+    series = _series(want)
+    fits = [
+        v
+        for v in about
+        if matches(v, want)
+        or any(matches(v, n) for n in named)
+        or (since is None and matches(v, series))
+        or (since is not None and not _newer(v, want) and _newer(v, since))
+    ]
+    if fits:
+        return max(fits, key=order_key)
+    return {"describes": section.leading, "target": want, "from": "text"}
+
+
+def _below(
+    at_most: str | None, docs_version: str | None, want: str | None, present: Sequence[str], named: Iterable[str]
+) -> dict[str, str] | None:
+    """A changelog chunk whose own heading is not known, under the heading ``at_most`` or
+    one further down (older): ``other_version`` when even ``at_most`` is no newer than the
+    docs version before the target (and no version the question names is at or below
+    it); else nothing to decide."""
+    if at_most is None or want is None or (docs_version is not None and _newer(at_most, docs_version)):
+        return None
+    older = [p for p in present if not matches(p, want) and order_key(p) < order_key(canonical(want))]
+    if not older or _newer(at_most, older[-1]) or matches(at_most, want):
+        return None
+    if any(not _newer(n, at_most) for n in named):
+        return None
+    return {"describes": f"{at_most} or older", "target": want, "from": "text"}
+
+
+def _series(version: str) -> str:
+    """The release series of ``version``: its first two numbers (``8.2`` of ``8.2.1``);
+    docs are most often published per series, so with no older docs version among the
+    candidates a section of the target's series is what its docs describe."""
+    parts = canonical(version).split(".")
+    return ".".join(parts[:2])
+
+
+def _newer(version: str, than: str) -> bool:
+    """``version`` comes after ``than`` (a release of ``than`` does not: 5.1.3 is 5.1)."""
+    return not matches(version, than) and order_key(version) > order_key(canonical(than))
+
+
 def _labelled(c: Chunk, r: Resolved) -> Chunk:
     """The chunk with its resolved version as its label (when it was not its own field)."""
     if r.version is not None and c.version != r.version:
@@ -331,15 +515,9 @@ def _labelled(c: Chunk, r: Resolved) -> Chunk:
     return c
 
 
-def _provenance(r: Resolved) -> dict[str, object]:
-    """``version_from`` (``field``/``path``/``title``/``text``) and the key or the floor."""
-    if r.source is None:
-        return {}
+def _verdict(status: Status, r: Resolved, labels: tuple[tuple[str, object], ...] = ()) -> Verdict:
+    """The verdict with its provenance (``field``/``path``/``title``/``text``) and the key
+    or the change notes."""
     if r.source == "text":
-        out: dict[str, object] = {"version_from": "text"}
-        if r.floor is not None:
-            out["version_floor"] = r.floor
-        if r.ceiling is not None:
-            out["version_ceiling"] = r.ceiling
-        return out
-    return {"version_from": r.source, "version_key": r.key}
+        return Verdict(status, "text", floor=r.floor, ceiling=r.ceiling, labels=labels)
+    return Verdict(status, r.source, key=r.key if r.source is not None else None, labels=labels)

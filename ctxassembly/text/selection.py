@@ -10,6 +10,7 @@ what is kept as slices of the text in reading order, a marker standing for each 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -17,7 +18,7 @@ import numpy as np
 from ctxassembly.text.cues import dependencies
 from ctxassembly.text.segments import Unit
 
-__all__ = ["choose_units", "in_context", "with_gaps", "write_units"]
+__all__ = ["choose_units", "in_context", "removed_passages", "with_gaps", "write_units"]
 
 
 def in_context(scores: np.ndarray, segments: Sequence[Sequence[Unit]]) -> np.ndarray:
@@ -108,3 +109,21 @@ def with_gaps(text: str, spans: Sequence[Sequence[int]], marker: str) -> str:
     if text[spans[-1][1] :].strip():
         pieces.append(marker)
     return "\n\n".join(pieces)
+
+
+_PARAGRAPH = re.compile(r"\n\s*\n")
+
+
+def removed_passages(text: str, cut: str, *, words: int = 8, most: int = 5) -> list[str]:
+    """The first ``words`` words of each paragraph of ``text`` that ``cut`` no longer holds
+    (at most ``most`` of them, in reading order; ``…`` ends a shortened one), so that a
+    report shows what a cut took away, not only how much."""
+    out = []
+    for raw in _PARAGRAPH.split(text):
+        para = raw.strip()
+        if para and para not in cut:
+            head = para.split()
+            out.append(" ".join(head[:words]) + (" …" if len(head) > words else ""))
+            if len(out) == most:
+                break
+    return out

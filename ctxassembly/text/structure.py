@@ -27,6 +27,7 @@ __all__ = [
     "definitions",
     "indent",
     "is_mark",
+    "leading_heading",
     "lines_with_offsets",
     "structure",
 ]
@@ -135,6 +136,34 @@ def is_mark(text: str) -> bool:
     return "\n" not in text.strip() and bool(_MARK.match(text))
 
 
+_MD_TITLE = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
+_LEAD_LINES = 12  # a heading further down than this does not name the chunk
+
+
+def leading_heading(text: str) -> str | None:
+    """The heading a text opens with (a reST title over its underline, with or without an
+    overline, or a Markdown ``#`` line), after blank lines and markup alone (``.. _label:``,
+    a directive line, an HTML comment); ``None`` when the text opens with anything else."""
+    lines = text.lstrip("\ufeff").split("\n", _LEAD_LINES)[:_LEAD_LINES]
+    i = 0
+    while i < len(lines):
+        s = lines[i].strip()
+        if s.startswith(("```", "~~~")):
+            return None  # a code fence
+        overline = UNDERLINE.match(s) and i + 2 < len(lines) and lines[i + 2].strip() == s
+        if not s or s.startswith(("..", "<!--")) or overline:
+            i += 1
+            continue
+        md = _MD_TITLE.match(lines[i])
+        if md is not None:
+            return md.group(1).strip() or None
+        below = lines[i + 1].strip() if i + 1 < len(lines) else ""
+        if UNDERLINE.match(below) and len(below) >= len(s) - 2 and len(s) <= HEADER_CHARS and not UNDERLINE.match(s):
+            return s
+        return None
+    return None
+
+
 def blocks(text: str) -> list[str]:
     """``text`` split at blank lines (each block without its surrounding blank lines)."""
     return [b for b in _BLANK.split(text) if b.strip()]
@@ -192,8 +221,7 @@ def structure(text: str) -> tuple[Block, ...]:
         b = stop
         while b > a and text[b - 1].isspace():
             b -= 1
-        for x, y in _split_long(text, a, b):
-            raw.append((x, y, indent(text[x:y].split("\n", 1)[0]), _is_heading(text[x:y])))
+        raw.extend(_pieces(text, a, b))
     out: list[Block] = []
     stack: list[int] = []  # indices of open owners, indents increasing
     heading: int | None = None
@@ -242,6 +270,38 @@ def structure(text: str) -> tuple[Block, ...]:
         )
         for i, blk in enumerate(out)
     )
+
+
+def _pieces(text: str, a: int, b: int) -> list[tuple[int, int, int, bool]]:
+    """The blank-line block ``text[a:b]`` as (start, end, indent, is heading) pieces: a long
+    pipe table by row, its header owning the rows (one indent deeper: a row goes with the
+    names of its columns), a long nested block by :func:`_split_long`, else whole."""
+    rows = _table_rows(text, a, b)
+    if rows:
+        base = indent(text[a:b].split("\n", 1)[0])
+        return [(*rows[0], base, False), *((x, y, base + 1, False) for x, y in rows[1:])]
+    return [(x, y, indent(text[x:y].split("\n", 1)[0]), _is_heading(text[x:y])) for x, y in _split_long(text, a, b)]
+
+
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
+
+
+def _table_rows(text: str, a: int, b: int) -> list[tuple[int, int]] | None:
+    """A long pipe table (a header line, a ``|---|---|`` rule, one line a row) as its header
+    with the rule, then one span a row; ``None`` for any other block. One row is the unit
+    of a table: a reference table of options with long rows is one blank-line block that
+    no share of the budget holds whole."""
+    lines = text[a:b].split("\n")
+    if len(lines) < _SPLIT_LINES or not _TABLE_RULE.match(lines[1]) or "|" not in lines[0]:
+        return None
+    if not all("|" in ln for ln in lines[2:] if ln.strip()):
+        return None
+    out, pos = [], a
+    for n, ln in enumerate(lines):
+        if n >= 2 and ln.strip():
+            out.append((pos, pos + len(ln)))
+        pos += len(ln) + 1
+    return [(a, a + len(lines[0]) + 1 + len(lines[1])), *out]
 
 
 def _split_long(text: str, a: int, b: int) -> list[tuple[int, int]]:

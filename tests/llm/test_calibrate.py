@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from ctxassembly.cli import app
 from ctxassembly.errors import ConfigError
 from ctxassembly.eval.calibrate import calibrate, score_grid
-from tests.conftest import DevData
+from tests.conftest import DEV_CORPORA, DevData
 
 pytestmark = pytest.mark.unit
 
@@ -84,10 +84,10 @@ def test_cli(dev_data: DevData, tmp_path: Path) -> None:
 def test_leave_one_corpus_out_prints_both_directions(dev_data: DevData) -> None:
     from ctxassembly.eval.calibrate import loco
 
-    corpora = {name: dev_data.records(name)[:4] for name in ("django", "pytest")}
+    corpora = {name: dev_data.records(name)[:4] for name in DEV_CORPORA}
     result = loco(corpora, budgets=(500,), lexical=(0.0, 1.0), define=(0.0, 0.5))
     assert len(result.settings) == 4
-    assert set(result.chosen_on) == {"django", "pytest"}
+    assert set(result.chosen_on) == set(DEV_CORPORA)
     for name, s in result.chosen_on.items():
         assert s.recall[name] == max(t.recall[name] for t in result.settings)
     text = result.table()
@@ -102,11 +102,11 @@ def test_leave_one_corpus_out_prints_both_directions(dev_data: DevData) -> None:
 
 def test_calibrate_weights_command_prints_both_directions(dev_data: DevData) -> None:
     runner = CliRunner()
-    files = [str(dev_data.path(name)) for name in ("django", "pytest")]
+    files = [str(dev_data.path(name)) for name in DEV_CORPORA]
     res = runner.invoke(app, ["calibrate-weights", *files, "--limit", "2", "--budget", "500"])
     assert res.exit_code == 0, res.output
-    assert "| django |" in res.output
-    assert "| pytest |" in res.output
+    for name in DEV_CORPORA:
+        assert f"| {name} |" in res.output
     assert "(held out)" in res.output
     bad = runner.invoke(app, ["calibrate-weights", files[0]])
     assert bad.exit_code == 2

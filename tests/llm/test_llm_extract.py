@@ -79,7 +79,7 @@ def test_verbatim_evidence_is_kept_with_its_conditions(save_chunk: Chunk, cache_
     assert cut.text.startswith("Cache timeouts\n==============")  # its heading, restored
     # the neighbouring sentence states a condition (None, 0): restored from the source
     assert "A timeout of None means that entries never expire, and 0 expires them at once." in cut.text
-    assert cut.meta["llm_extract"]["evidence"] == ["The default timeout is 300 seconds."]
+    assert ctx.ledger[cut.index].llm_extract["evidence"] == ["The default timeout is 300 seconds."]
     for piece in cut.text.split("\n\n"):
         assert piece == "[…]" or piece in cache_chunk.text  # every piece is a verbatim slice
     assert {n["why"] for n in notes(ctx, "restored", id="cache#2")} >= {"section heading"}
@@ -111,7 +111,7 @@ def test_invented_sentence_beside_a_real_one(save_chunk: Chunk) -> None:
     )
     assert real in out[0].text
     assert invented not in out[0].text
-    assert out[0].meta["llm_extract"]["discarded"] == [invented]
+    assert ctx.ledger[out[0].index].llm_extract["discarded"] == [invented]
 
 
 def test_dropped_negation_is_restored_from_the_source(save_chunk: Chunk) -> None:
@@ -154,7 +154,7 @@ def test_chunk_id_mismatch_is_noted_and_verified_against_the_asked_chunk(cache_c
         indexed(cache_chunk, cache_chunk), ctx
     )
     assert notes(ctx, "chunk_id_mismatch", named="other")
-    assert out[0].meta["llm_extract"]["evidence"] == ["The default timeout is 300 seconds."]
+    assert ctx.ledger[out[0].index].llm_extract["evidence"] == ["The default timeout is 300 seconds."]
 
 
 def test_on_empty_drop_records_a_fate(save_chunk: Chunk, cache_chunk: Chunk) -> None:
@@ -162,7 +162,7 @@ def test_on_empty_drop_records_a_fate(save_chunk: Chunk, cache_chunk: Chunk) -> 
     llm = ScriptedLLMDouble({"cache#2": reply("cache#2", "The default timeout is 300 seconds.")})
     out = LLMExtract(llm, on_empty="drop").run(indexed(cache_chunk, save_chunk), ctx)
     assert [c.id for c in out] == ["cache#2"]
-    assert ctx.report._fates[1].reason == "no_evidence"
+    assert ctx.report.fate(1).reason == "no_evidence"
 
 
 def test_failing_llm_keeps_the_chunk_whole(save_chunk: Chunk) -> None:

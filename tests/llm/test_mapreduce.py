@@ -67,7 +67,7 @@ def test_aggregate_question_runs_map_then_reduce() -> None:
     assert notes(ctx, "path")[0]["path"] == "map_reduce"
     assert notes(ctx, "path")[0]["why"] == "aggregate wording 'Compare'"
     assert notes(ctx, "discarded", named="v9.9")  # an id that is no extract: recorded
-    assert ctx.report._fates[1].reason == "not_selected"
+    assert ctx.report.fate(1).reason == "not_selected"
     assert len(llm.prompts) == 4  # three map calls, one reduce call
     reduce_prompt = llm.prompts[-1]
     assert "[v5.1] (version 5.1)" in reduce_prompt

@@ -25,14 +25,15 @@ def test_summary_is_labelled_with_provenance_and_excerpt(save_chunk: Chunk, cach
     out = stage.run(indexed(save_chunk.with_meta(status="current"), cache_chunk), ctx)
     s = out[0]
     assert s.text.startswith("[model-written summary of save#1 · Saving objects · version 5.1]\n" + SUMMARY)
-    excerpt = s.meta["summary"]["excerpt"]
+    summary = ctx.ledger[s.index].summary
+    excerpt = summary["excerpt"]
     assert "[original excerpt, verbatim]\n" + excerpt in s.text
     for piece in excerpt.split("\n\n"):
         assert piece == "[…]" or piece in save_chunk.text
     assert "positional arguments" in excerpt.lower()
-    assert s.meta["summary"]["provenance"] == {"id": "save#1", "section": "Saving objects", "version": "5.1"}
-    assert s.meta["status"] == "current; summary"
-    block = parse(render([s]))[0]
+    assert summary["provenance"] == {"id": "save#1", "section": "Saving objects", "version": "5.1"}
+    assert ctx.ledger.status(s) == "current; summary"
+    block = parse(render([ctx.ledger.returned(s)]))[0]
     assert block["status"] == "current; summary"
     assert block["id"] == "1"  # the citation id; the real id is in the summary's provenance line
     # an empty reply: the chunk stays as it was, and the report says so

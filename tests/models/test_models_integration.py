@@ -27,9 +27,10 @@ DOCS = [
 
 
 def test_bi_encoder_rerank_puts_the_relevant_chunk_first(minilm):
-    out = Rerank(minilm).run(chunks(*DOCS), context("How long does a password reset link stay valid?"))
+    ctx = context("How long does a password reset link stay valid?")
+    out = Rerank(minilm).run(chunks(*DOCS), ctx)
     assert out[0].id == "reset"
-    assert out[0].meta["rerank_score"] > out[1].meta["rerank_score"] + 0.2
+    assert ctx.ledger[out[0].index].rerank.score > ctx.ledger[out[1].index].rerank.score + 0.2
 
 
 def test_a_folder_is_typed_from_its_config(minilm_path, cross_encoder_path):
@@ -61,8 +62,8 @@ def test_semantic_dedup_with_minilm(minilm):
     ctx = context()
     out = SemanticDedup(minilm, semantic_threshold=0.85).run(cs, ctx)
     assert [c.id for c in out] == ["a", "c", "d"]
-    assert ctx.report._fates[1].detail["kind"] == "semantic"
-    assert "a" in out[1].meta["conflicts_with"]  # "5 days" differs from "three days"
+    assert ctx.report.fate(1).detail["kind"] == "semantic"
+    assert "a" in ctx.ledger[out[1].index].conflicts_with  # "5 days" differs from "three days"
 
 
 def test_reranker_and_dedup_share_one_cache(minilm):

@@ -138,7 +138,7 @@ def test_excerpt_drops_a_chunk_that_is_only_a_rival_and_cuts_a_rival_out_of_anot
     assert "LockedError" not in out[1].text
     assert "GuardedError" in out[1].text
     assert fates(ctx) == {1: "near_miss"}
-    assert ctx.report._fates[1].detail == {"rival_of": "guard"}
+    assert ctx.report.fate(1).detail == {"rival_of": "guard"}
     rivals = [n for n in ctx.report.notes if n["event"] == "rival"]
     assert [(n["id"], n["rival_of"]) for n in rivals] == [("lock", "guard"), ("errors", "errors")]
     assert [n["event"] for n in ctx.report.notes if n["id"] == "errors"] == ["rival", "rival_removed"]

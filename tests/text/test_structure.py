@@ -34,6 +34,22 @@ def test_prose_and_tables_are_not_split() -> None:
     assert len(structure(table)) == 1
 
 
+PIPE_TABLE = "## Options\n\n| Option | Default | Description |\n|---|:---:|---|\n" + "\n".join(
+    f"| `opt{i}` | `{i}0` | What option {i} controls, at some length, for every target. |" for i in range(10)
+)
+
+
+def test_a_long_pipe_table_is_read_by_row_under_its_header() -> None:
+    tree = structure(PIPE_TABLE)
+    texts = [PIPE_TABLE[b.start : b.end] for b in tree]
+    assert texts[1] == "| Option | Default | Description |\n|---|:---:|---|"
+    assert texts[2:] == PIPE_TABLE.split("\n")[4:]
+    assert all(b.owner == 1 and b.heading == 0 for b in tree[2:])
+    assert tree[1].first_child == 2
+    short = "| a | b |\n|---|---|\n| 1 | 2 |"  # a short table stays one block
+    assert len(structure(short)) == 1
+
+
 @pytest.mark.parametrize(
     ("line", "is_underline"),
     [("=====", True), ("---", True), ("~~~~  ", True), ("--", False), ("=-=-=", False), ("Title", False)],

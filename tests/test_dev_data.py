@@ -1,0 +1,43 @@
+"""The vendored dev corpora are whole: every folder the tests and benchmarks enumerate has its
+questions, its chunks, its README and its source, and every question's gold ids are chunks of
+its corpus in the question's target version."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import DEV_CORPORA, DevData
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.mark.parametrize("name", DEV_CORPORA)
+def test_a_dev_corpus_is_vendored_whole(dev_data: DevData, name: str) -> None:
+    records = dev_data.records(name)
+    chunks = {c["id"]: c for c in dev_data.corpus(name)}
+    source = json.loads(dev_data.path(name, "source.json").read_text(encoding="utf-8"))
+    assert dev_data.path(name, "README.md").stat().st_size > 0
+    assert len(records) == 40
+    assert {c["version"] for c in chunks.values()} == set(source["versions"])
+    for rec in records:
+        assert rec["target_version"] in source["versions"], rec["qid"]
+        assert len(rec["candidates"]) == 40, rec["qid"]
+        for gold in rec["gold"]:
+            assert chunks[gold]["version"] == rec["target_version"], (rec["qid"], gold)
+            assert all(a in chunks[gold]["text"] for a in rec["answer"]), (rec["qid"], gold)
+
+
+@pytest.mark.parametrize("name", DEV_CORPORA)
+def test_the_never_cut_control_keeps_every_chunk_whole(dev_data: DevData, name: str) -> None:
+    """``max_share=None`` is the control the excerpt is measured against (benchmarks/adapters.py
+    ``never_cut``): on real candidates no excerpt stage runs and no kept chunk carries an
+    omission mark."""
+    from ctxassembly import assemble
+
+    for rec in dev_data.records(name)[:8]:
+        control = assemble(rec["question"], rec["candidates"], budget=500, max_share=None)
+        assert control.chunks, rec["qid"]
+        assert "excerpt" not in control.report.to_dict()["stage_counts"], rec["qid"]
+        assert not any("[…]" in kept.text for kept in control.chunks), rec["qid"]
