@@ -31,6 +31,15 @@ class FrozenMeta(Mapping[str, Any]):
     def __len__(self) -> int:
         return len(self._data)
 
+    # the dict's own lookups: Mapping's defaults go through __getitem__ and catch the
+    # KeyError of every absent key, which costs a microsecond a test (the stages test
+    # absent keys on every chunk)
+    def __contains__(self, key: object) -> bool:
+        return key in self._data
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self._data.get(key, default)
+
     def __repr__(self) -> str:
         return f"FrozenMeta({self._data!r})"
 

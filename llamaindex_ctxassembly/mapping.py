@@ -75,10 +75,15 @@ def node_text(node: BaseNode) -> str:
     )
 
 
-def nodes_to_chunks(nodes: Sequence[NodeWithScore], keys: MetadataKeys) -> list[dict[str, Any]]:
+def nodes_to_chunks(
+    nodes: Sequence[NodeWithScore], keys: MetadataKeys, *, embeddings: bool = False
+) -> list[dict[str, Any]]:
     """Chunk records (the mapping :meth:`Chunk.from_dict` reads) for ``nodes``, in order.
 
     The core validates them: a malformed one is a decision naming the field and the node.
+    With ``embeddings``, a node's ``embedding`` (the vector its store matched it with)
+    becomes the record's ``embedding``, which the model stages use instead of embedding
+    the text (a metadata ``embedding`` key stays first).
 
     :raises ChunkError: an item that is not a ``NodeWithScore``, or a node without text.
     """
@@ -96,7 +101,10 @@ def nodes_to_chunks(nodes: Sequence[NodeWithScore], keys: MetadataKeys) -> list[
             "end": getattr(node, "end_char_idx", None),
         }
         fallback = {"doc_id": node.ref_doc_id}
-        records.append(convention.to_record(node.metadata, node_text(node), keys, native=native, fallback=fallback))
+        record = convention.to_record(node.metadata, node_text(node), keys, native=native, fallback=fallback)
+        if embeddings and node.embedding is not None and "embedding" not in record:
+            record["embedding"] = node.embedding
+        records.append(record)
     return place_linked(nodes, records)
 
 

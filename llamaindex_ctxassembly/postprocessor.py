@@ -76,6 +76,12 @@ class ContextAssemblyPostprocessor(BaseNodePostprocessor):
     :param keys: which metadata keys feed which chunk field, and the key the status
         label is written to (:class:`ctxassembly.metadata.MetadataKeys`).
     :param score_from: ``retriever`` (default) or ``assembly``: the score returned nodes carry.
+    :param node_embeddings: the reranker's bi-encoder and the semantic dedup use each
+        node's ``embedding`` (the vector its store matched it with) instead of embedding
+        its text again; the report notes how many were reused (``embeddings``/``supplied``).
+        Only for a store whose embedding model is the ``embedder``'s: a vector of another
+        size fails the call (a ``ChunkError`` naming the node and ``meta.embedding``), one
+        of another model of the same size would compare unlike with like. Off by default.
     :raises pydantic.ValidationError: a bad field (a budget that is not a positive int,
         ``"1500"`` included), an unknown field, an unknown option, or an option given both
         as a field and in ``options`` (the message lists the valid options).
@@ -96,6 +102,7 @@ class ContextAssemblyPostprocessor(BaseNodePostprocessor):
     keys: MetadataKeys = Field(default_factory=MetadataKeys, description="Metadata keys of the chunk fields.")
     score_from: ScoreFrom = Field(default="retriever", description="Score of returned nodes: retriever or assembly.")
     labels_only: bool = Field(default=True, description="Show the LLM only the label keys of the metadata.")
+    node_embeddings: bool = Field(default=False, description="Reuse node.embedding (the store's model = embedder's).")
     text_template: str | None = Field(default=None, description="text_template set on returned nodes.")
     metadata_template: str | None = Field(default=None, description="metadata_template set on returned nodes.")
 
@@ -144,7 +151,7 @@ class ContextAssemblyPostprocessor(BaseNodePostprocessor):
         self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
     ) -> list[NodeWithScore]:
         question = _question(query_bundle)
-        records = nodes_to_chunks(nodes, self.keys)
+        records = nodes_to_chunks(nodes, self.keys, embeddings=self.node_embeddings)
         assembled = self._assembler.run(question, records, budget=self.budget, target_version=self.target_version)
         out, event = self._finish(assembled, nodes)
         dispatcher.event(event)
@@ -154,7 +161,7 @@ class ContextAssemblyPostprocessor(BaseNodePostprocessor):
         self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
     ) -> list[NodeWithScore]:
         question = _question(query_bundle)
-        records = nodes_to_chunks(nodes, self.keys)
+        records = nodes_to_chunks(nodes, self.keys, embeddings=self.node_embeddings)
         assembled = await self._assembler.arun(
             question, records, budget=self.budget, target_version=self.target_version
         )

@@ -125,3 +125,16 @@ def test_from_dict_shares_one_empty_metadata_and_copies_any_other():
     c = Chunk.from_dict({"id": "c", "text": "t", "meta": given, "tenant": "x"}, index=0)
     assert dict(c.meta) == {"acl": ["u"], "tenant": "x"}
     assert c.meta._data is not given
+
+
+def test_frozen_meta_lookups_are_the_mappings():
+    meta = FrozenMeta({"k": 1, "none": None})
+    assert "k" in meta
+    assert "none" in meta
+    assert "x" not in meta
+    assert meta.get("k") == 1
+    assert meta.get("none", 5) is None  # a stored None is a value, not a miss
+    assert meta.get("x") is None
+    assert meta.get("x", 5) == 5
+    with pytest.raises(TypeError):
+        _ = [] in meta  # an unhashable key fails as it does on a dict

@@ -260,3 +260,16 @@ def test_assembler_wiring_leaves_the_model_free_pipeline_alone():
     assert [s.name for s in Assembler(extract=True).stages] == [*core, "tables", "extract", "select", "arrange"]
     assert "extract" not in [s.name for s in Assembler(reranker=by_word("y"), extract=False).stages]
     assert [s.name for s in Assembler(reranker=by_word("y")).stages if getattr(s, "uses_model", False)] == ["rerank"]
+
+
+def test_the_report_notes_supplied_embeddings_only_when_there_are_some():
+    cs = ranked("gamma", "alpha alpha", "beta")
+    cs[2] = cs[2].with_meta(embedding=[1.0, 0.0, 0.0])
+    ctx = context("alpha")
+    Rerank(Embedder(fake_vectors)).run(cs, ctx)
+    assert [n for n in ctx.report.notes if n["event"] == "embeddings"] == [
+        {"stage": "rerank", "event": "embeddings", "supplied": 1, "of": 3}
+    ]
+    plain = context("alpha")
+    Rerank(Embedder(fake_vectors)).run(ranked("gamma", "beta"), plain)
+    assert not [n for n in plain.report.notes if n["event"] == "embeddings"]

@@ -5,8 +5,10 @@ Shapes as loaders write them: a web loader's ``source`` URL, a directory reader'
 """
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from ctxassembly import AbsentVersionWarning, ConfigError, VersionFilter, assemble
+from ctxassembly import AbsentVersionWarning, ConfigError, VersionFilter, assemble, versioning
 from ctxassembly.chunk import Chunk
 from ctxassembly.render import parse
 from ctxassembly.versioning import (
@@ -436,3 +438,32 @@ def test_the_variant_pair_finders_agree_with_every_pair_compared():
         assert variant_pairs(sets, t) == every
         queries = sorted(rng.sample(sorted(sets), 10))
         assert pairs_with(sets, queries, t) == [p for p in every if p[0] in queries or p[1] in queries]
+
+
+# mentions_in / subjects_in search a lower-cased ASCII text for a necessary condition
+# first; what they find must be exactly what the patterns alone find
+def _mentions_by_pattern(text: str, names: tuple[str, ...]) -> tuple[str, ...]:
+    pattern = versioning._mention_pattern(tuple(sorted({n.casefold() for n in names})))
+    if not pattern.search(text):
+        return ()
+    out = []
+    for sentence in versioning._SENTENCE.split(text):
+        if not versioning._FUTURE_WORDS.search(sentence):
+            out.extend(m.group(1) for m in pattern.finditer(sentence))
+    return tuple(dict.fromkeys(out))
+
+
+def _subjects_by_pattern(text: str, names: tuple[str, ...]) -> tuple[str, ...]:
+    pattern = versioning._subject_pattern(tuple(sorted({n.casefold() for n in names})))
+    return tuple(dict.fromkeys(m.group(1) for m in pattern.finditer(text)))
+
+
+_PIECES = ["Acme", "ACME", "acme5", " ", "\t", "\n", "\n\n", "5.1", "v4.2", "V3", ". ", "will", "is", "supports"]
+_PIECES += ["x", ":", "!", " 6.0", "É", "Ａcme", "\u212a"]  # non-ASCII: the patterns alone decide
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=16).map("".join), st.sampled_from([("Acme",), ("acme", "x")]))
+def test_mentions_and_subjects_are_the_patterns_alone(text: str, names: tuple[str, ...]) -> None:
+    assert mentions_in(text, names) == _mentions_by_pattern(text, names)
+    assert subjects_in(text, names) == _subjects_by_pattern(text, names)

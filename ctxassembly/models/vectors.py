@@ -13,7 +13,13 @@ from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ChunkError
 from ctxassembly.models.embedder import Embedder
 
-__all__ = ["chunk_vectors"]
+__all__ = ["chunk_vectors", "supplied_embeddings"]
+
+
+def supplied_embeddings(chunks: Sequence[Chunk]) -> int:
+    """How many of ``chunks`` carry the caller's ``meta["embedding"]`` (the stages that
+    reuse them say so in the report)."""
+    return sum(1 for c in chunks if c.meta.get("embedding") is not None)
 
 
 def chunk_vectors(chunks: Sequence[Chunk], embedder: Embedder) -> np.ndarray:

@@ -58,7 +58,7 @@ from ctxassembly.models import (
     require,
     untrained_head,
 )
-from ctxassembly.models.vectors import chunk_vectors
+from ctxassembly.models.vectors import chunk_vectors, supplied_embeddings
 from ctxassembly.pipeline import Context, StageBase
 
 __all__ = ["Rerank", "Scorer", "passage"]
@@ -231,6 +231,9 @@ class Rerank(StageBase):
         if self._untrained is not None:
             ctx.report.note(self.name, "untrained_head", why=self._untrained)
         n = len(chunks)
+        reused = supplied_embeddings(chunks) if self.kind == "bi" else 0
+        if reused:  # the bi-encoder read these vectors instead of embedding the texts
+            ctx.report.note(self.name, "embeddings", supplied=reused, of=n)
         if self.rerank_fuse:
             by_model = sorted(range(n), key=lambda i: (-model[i], i))
             rank = {i: r for r, i in enumerate(by_model)}

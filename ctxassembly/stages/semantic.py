@@ -25,7 +25,7 @@ from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
 from ctxassembly.kinds import Reason
 from ctxassembly.models import DEFAULT_EMBEDDER, embedder_for, load_sentence_transformer
-from ctxassembly.models.vectors import chunk_vectors
+from ctxassembly.models.vectors import chunk_vectors, supplied_embeddings
 from ctxassembly.pipeline import Context, StageBase
 from ctxassembly.text.lexical import differs_in_substance
 
@@ -75,6 +75,9 @@ class SemanticDedup(StageBase):
         if len(chunks) < 2:
             return chunks
         vectors = chunk_vectors(chunks, self.embedder)
+        reused = supplied_embeddings(chunks)
+        if reused:
+            ctx.report.note(self.name, "embeddings", supplied=reused, of=len(chunks))
         sim = vectors @ vectors.T
         close = np.triu(sim >= self.semantic_threshold - 1e-6, k=1)  # pairs i < j only
         removed: set[int] = set()

@@ -198,15 +198,35 @@ def mentions_in(text: str, names: Iterable[str]) -> tuple[str, ...]:
     names = [n for n in names if n]
     if not names:
         return ()
-    pattern = _mention_pattern(tuple(sorted({n.casefold() for n in names})))
-    if not pattern.search(text):
+    folded = tuple(sorted({n.casefold() for n in names}))
+    pattern = _mention_pattern(folded)
+    # a name, spaces, a digit: what every mention starts with, searched in the lower-cased
+    # text by a case-sensitive regex (fast; exact for ASCII, where lower() keeps offsets
+    # and the regex's IGNORECASE folds nothing else onto these letters)
+    needle = _name_before_digit(folded, r"\s") if text.isascii() else None
+    if needle is not None:
+        if not needle.search(text.lower()):
+            return ()
+    elif not pattern.search(text):
         return ()
     out: list[str] = []
     for sentence in _SENTENCE.split(text):
+        if needle is not None and not needle.search(sentence.lower()):
+            continue  # no mention in this sentence (a mention in a sentence is one in the text)
         if _FUTURE_WORDS.search(sentence):
             continue
         out.extend(m.group(1) for m in pattern.finditer(sentence))
     return tuple(dict.fromkeys(out))
+
+
+@lru_cache(maxsize=64)
+def _name_before_digit(names: tuple[str, ...], space: str) -> re.Pattern[str] | None:
+    """One of the (case-folded) ``names``, ``space`` characters and a digit, case-sensitive,
+    for lower-cased ASCII text: a necessary condition of the mention and subject patterns.
+    ``None`` when a name is not ASCII (then only the patterns themselves decide)."""
+    if not all(n.isascii() for n in names):
+        return None
+    return re.compile(rf"(?:{'|'.join(re.escape(n) for n in names)}){space}+v?\d")
 
 
 def subjects_in(text: str, names: Iterable[str]) -> tuple[str, ...]:
@@ -217,7 +237,11 @@ def subjects_in(text: str, names: Iterable[str]) -> tuple[str, ...]:
     names = [n for n in names if n]
     if not names:
         return ()
-    pattern = _subject_pattern(tuple(sorted({n.casefold() for n in names})))
+    folded = tuple(sorted({n.casefold() for n in names}))
+    needle = _name_before_digit(folded, r"[ \t]") if text.isascii() else None
+    if needle is not None and not needle.search(text.lower()):
+        return ()  # no name followed by a version: most texts (see mentions_in)
+    pattern = _subject_pattern(folded)
     return tuple(dict.fromkeys(m.group(1) for m in pattern.finditer(text)))
 
 

@@ -9,6 +9,7 @@ import pytest
 from langchain_core.documents import Document
 
 from ctxassembly.errors import ChunkError, ConfigError
+from langchain_ctxassembly import ContextAssemblyCompressor
 from langchain_ctxassembly.mapping import MetadataKeys, to_chunk, to_chunks, to_documents
 
 pytestmark = pytest.mark.unit
@@ -177,3 +178,26 @@ def test_public_surface() -> None:
         "build_chain", "format_documents", "render_documents", "to_chunks", "to_documents",
     ])  # fmt: skip
     assert langchain_ctxassembly.REPORT_EVENT == "ctxassembly_report"
+
+
+def test_metadata_embeddings_are_reused_and_the_report_says_so() -> None:
+    seen: list[str] = []
+    words = ("alpha", "beta", "gamma", "delta")
+
+    def bag(texts: list[str]) -> list[list[float]]:  # an embedding function counting its texts
+        seen.extend(texts)
+        return [[t.count(w) + 0.01 for w in words] for t in texts]
+
+    docs = [
+        Document(page_content="alpha retry one", metadata={"embedding": [1.0, 0.0, 0.0, 0.0]}),
+        Document(page_content="beta cache two", metadata={"embedding": [0.0, 1.0, 0.0, 0.0]}),
+        Document(page_content="gamma timeout three"),
+    ]
+    compressor = ContextAssemblyCompressor(budget=500, embedder=bag)
+    compressor.compress_documents(docs, "alpha")
+    assert seen == ["gamma timeout three"]  # the store's vectors were used for the others
+    report = compressor.last_report
+    assert report is not None
+    assert [n for n in report.notes if n["event"] == "embeddings"] == [
+        {"stage": "semantic_dedup", "event": "embeddings", "supplied": 2, "of": 3}
+    ]

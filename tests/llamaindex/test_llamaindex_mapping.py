@@ -401,3 +401,33 @@ def test_assigning_a_bad_option_fails_naming_it() -> None:
 def test_missing_question_is_a_clear_error() -> None:
     with pytest.raises(ConfigError, match="needs the question"):
         ContextAssemblyPostprocessor(budget=100).postprocess_nodes(scored((text_node("n", "t"), 1.0)))
+
+
+def test_node_embeddings_are_reused_when_asked_and_the_report_says_so() -> None:
+    seen: list[str] = []
+
+    def bag(texts: list[str]) -> Any:  # an embedding function: a bag of WORDS, counting its texts
+        seen.extend(texts)
+        return [[t.count(w) + 0.01 for w in WORDS] for t in texts]
+
+    def nodes() -> list[NodeWithScore]:
+        a = TextNode(id_="a", text="alpha retry", embedding=[1.0, 0.0, 0.0, 0.0])
+        b = TextNode(id_="b", text="beta cache", embedding=[0.0, 1.0, 0.0, 0.0])
+        return scored((a, 0.9), (b, 0.8), (text_node("c", "gamma timeout"), 0.7))
+
+    assert "embedding" not in nodes_to_chunks(nodes(), MetadataKeys())[0]
+    assert nodes_to_chunks(nodes(), MetadataKeys(), embeddings=True)[0]["embedding"] == [1.0, 0.0, 0.0, 0.0]
+    pp = ContextAssemblyPostprocessor(budget=500, embedder=bag, node_embeddings=True)
+    pp.postprocess_nodes(nodes(), query_str="alpha")
+    assert seen == ["gamma timeout"]  # only the node without a vector was embedded
+    report = pp.last_report
+    assert report is not None
+    notes = [n for n in report.notes if n["event"] == "embeddings"]
+    assert notes == [{"stage": "semantic_dedup", "event": "embeddings", "supplied": 2, "of": 3}]
+    seen.clear()
+    plain = ContextAssemblyPostprocessor(budget=500, embedder=bag)
+    plain.postprocess_nodes(nodes(), query_str="alpha")
+    # the default embeds the texts ("gamma timeout" is in the model's shared cache by now)
+    assert sorted(seen) == ["alpha retry", "beta cache"]
+    assert plain.last_report is not None
+    assert not [n for n in plain.last_report.notes if n["event"] == "embeddings"]

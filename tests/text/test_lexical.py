@@ -1,5 +1,6 @@
 import math
 import os
+import random
 import re
 import subprocess
 import sys
@@ -7,9 +8,13 @@ import unicodedata
 import zlib
 from collections import Counter
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ctxassembly.data import load_corpus
+from ctxassembly.text import lexical
 from ctxassembly.text.lexical import Lexical, normalize, query_terms, shingles, text_classes, without_markup, words
 
 pytestmark = pytest.mark.unit
@@ -128,3 +133,34 @@ def test_bm25_matches_the_regex_bags_on_random_mixed_texts():
 )
 def test_without_markup_blanks_role_and_directive_names_only(text: str, kept: str | None) -> None:
     assert without_markup(text) == (text if kept is None else kept)
+
+
+# the one regex without_markup used to run: the fast search must find exactly its matches
+_MARKUP_REGEX = re.compile(r"(?<![\w:]):[\w.+-]+(?::[\w.+-]+)*:(?=`)|^\s*\.\.\s+[\w:.-]+::", re.MULTILINE)
+_MARKUP_PIECES = [":", "`", ".", "..", " ", "\n", "a", "b", "_", "-", ":a:", ".. ", "::", "\t", "x:y", "é"]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from(_MARKUP_PIECES), max_size=30).map("".join))
+def test_without_markup_is_the_single_regex(text: str) -> None:
+    assert without_markup(text) == _MARKUP_REGEX.sub(" ", text)
+
+
+def test_without_markup_is_the_single_regex_on_the_demo_corpus() -> None:
+    for c in load_corpus():
+        assert without_markup(c["text"]) == _MARKUP_REGEX.sub(" ", c["text"])
+
+
+def test_few_texts_are_counted_as_the_numpy_path_counts() -> None:
+    rng = random.Random(5)
+    terms = ["default", "count", "django", "5", "1", "ünï", "a_b", "x", "the", "setting"]
+    for _ in range(200):
+        texts = [t for t in rng.sample(TEXTS, rng.randint(1, 12)) if t.isascii()] + ["", "a_b x  X"]
+        picked = rng.sample(terms, 5)
+        cols = np.arange(len(texts))
+        few, few_len = np.zeros((5, len(texts))), np.zeros(len(texts))
+        full, full_len = np.zeros((5, len(texts))), np.zeros(len(texts))
+        lexical._count_few(texts, picked, few, few_len, cols)
+        lexical._count_ascii(texts, picked, full, full_len, cols)
+        assert (few == full).all()
+        assert (few_len == full_len).all()
