@@ -127,7 +127,7 @@ def test_empty_drop_records_the_reason() -> None:
     out = Prune(question_words, empty="drop").run(chunks(("a", DOC), ("b", FILLER)), ctx)
     assert [c.id for c in out] == ["a"]
     assert fates(ctx) == {1: "no_evidence"}
-    assert ctx.report._fates[1].detail == {"best_score": 0.0, "threshold": 0.5}
+    assert ctx.report.fate(1).detail == {"best_score": 0.0, "threshold": 0.5}
 
 
 def test_only_chunks_within_reach_are_pruned() -> None:
