@@ -7,9 +7,11 @@ copy to ``benchmarks/results/NAME.md``, so one command regenerates what the READ
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import platform
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -66,3 +68,19 @@ def publish(name: str, text: str, *, readme: Path = README) -> None:
 
 def pct(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.0f}%"
+
+
+def bench_folder() -> Path:
+    """The benchmark folder ``shared/bench`` beside the checkout (or beside its parent)."""
+    found = [p / "shared" / "bench" for p in ROOT.parents if (p / "shared" / "bench" / "score.py").exists()]
+    return found[0] if found else ROOT.parent / "shared" / "bench"
+
+
+def strip_metadata(bench: Path) -> Callable[[dict[str, Any], str, str], dict[str, Any]]:
+    """The benchmark's own ``strip_metadata`` (its ``score.py``), imported."""
+    spec = importlib.util.spec_from_file_location("_bench_score", bench / "score.py")
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"no score.py in {bench}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.strip_metadata  # type: ignore[no-any-return]

@@ -26,14 +26,12 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import importlib.util
 import io
 import pstats
 import random
 import statistics
 import sys
 import time
-from collections.abc import Callable
 from itertools import count
 from pathlib import Path
 from typing import Any
@@ -42,29 +40,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # this checkout's ctxassembly, whatever is installed
 
 import adapters  # noqa: E402
-from _tables import DEFAULT_QUESTIONS, load, load_records, machine, publish  # noqa: E402
+from _tables import DEFAULT_QUESTIONS, bench_folder, load, load_records, machine, publish, strip_metadata  # noqa: E402
 
 from ctxassembly import assemble  # noqa: E402
 
 MODES = ("full", "source", "none")
 _SORTS = {"tottime": "by own time", "cumulative": "by time with callees"}
 _call = count()
-
-
-def _bench() -> Path:
-    """The benchmark folder ``shared/bench`` beside the checkout (or beside its parent)."""
-    found = [p / "shared" / "bench" for p in ROOT.parents if (p / "shared" / "bench" / "score.py").exists()]
-    return found[0] if found else ROOT.parent / "shared" / "bench"
-
-
-def strip_metadata(bench: Path) -> Callable[[dict[str, Any], str, str], dict[str, Any]]:
-    """The benchmark's own ``strip_metadata`` (its ``score.py``), imported."""
-    spec = importlib.util.spec_from_file_location("_bench_score", bench / "score.py")
-    if spec is None or spec.loader is None:
-        raise SystemExit(f"no score.py in {bench}")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.strip_metadata  # type: ignore[no-any-return]
 
 
 def grow(candidates: list[dict[str, Any]], n: int, seed: int = 28) -> list[dict[str, Any]]:
@@ -145,7 +127,7 @@ def main() -> int:
     ap.add_argument("--cprofile", action="append", default=[], help="MODE:SIZE to profile (repeatable)")
     ap.add_argument("--top", type=int, default=20)
     ap.add_argument("--sort", default="tottime", choices=("tottime", "cumulative"), help="cProfile order")
-    ap.add_argument("--bench", type=Path, default=_bench(), help="folder of score.py")
+    ap.add_argument("--bench", type=Path, default=bench_folder(), help="folder of score.py")
     ap.add_argument("--clock", default="wall", choices=("wall", "cpu"), help="cpu: the process's CPU time")
     ap.add_argument("--publish", action="store_true", help="write the table to benchmarks/README.md")
     a = ap.parse_args()

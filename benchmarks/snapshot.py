@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import importlib.util
 import json
 import sys
 from collections.abc import Callable, Iterator
@@ -30,20 +29,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
 
 import adapters  # noqa: E402
+from _tables import bench_folder, strip_metadata  # noqa: E402
 
 from ctxassembly import assemble  # noqa: E402
 from ctxassembly.jsonl import read_jsonl  # noqa: E402
 
 MODES = ("full", "source", "none")
-
-
-def _strip_metadata(bench: Path) -> Callable[[dict[str, Any], str, str], dict[str, Any]]:
-    spec = importlib.util.spec_from_file_location("_bench_score", bench / "score.py")
-    if spec is None or spec.loader is None:
-        raise SystemExit(f"no score.py in {bench}")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.strip_metadata  # type: ignore[no-any-return]
 
 
 def _pipelines() -> dict[str, Callable[..., Any]]:
@@ -72,7 +63,7 @@ def _corpora(names: list[str] | None) -> list[Path]:
 
 
 def take(out: Path, pipelines: list[str], corpora: list[Path], budgets: list[int], bench: Path) -> int:
-    strip = _strip_metadata(bench)
+    strip = strip_metadata(bench)
     pipes = _pipelines()
     n = 0
     with gzip.open(out, "wt", encoding="utf-8") as f:
@@ -127,7 +118,7 @@ def main() -> int:
     t.add_argument("--pipeline", action="append", choices=sorted(_pipelines()))
     t.add_argument("--corpus", action="append")
     t.add_argument("--budget", type=int, action="append")
-    t.add_argument("--bench", type=Path, default=ROOT.parent / "shared" / "bench")
+    t.add_argument("--bench", type=Path, default=bench_folder())
     c = sub.add_parser("compare")
     c.add_argument("a", type=Path)
     c.add_argument("b", type=Path)

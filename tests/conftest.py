@@ -16,6 +16,9 @@ from ctxassembly.pipeline import Context
 from ctxassembly.report import Report
 from ctxassembly.tokens import get_counter
 
+# models load from local paths only (there is no model hub on these machines)
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
 
 def chunk(cid: str, text: str = "", index: int | None = None, **kw: Any) -> Chunk:
     return Chunk(id=cid, text=text or f"text of {cid}", index=index if index is not None else 0, **kw)
@@ -122,3 +125,28 @@ def minilm(minilm_path: str) -> Any:
     from sentence_transformers import SentenceTransformer
 
     return SentenceTransformer(minilm_path, device="cpu")
+
+
+@pytest.fixture(scope="session")
+def cross_encoder_path(tmp_path_factory: pytest.TempPathFactory, minilm_path: str) -> Path:
+    """A tiny BertForSequenceClassification (random weights, one label) with the MiniLM
+    vocabulary, saved with save_pretrained: a real cross-encoder folder on disk (no
+    cross-encoder ships on PyPI and there is no model hub on these machines)."""
+    import torch
+    from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
+
+    torch.manual_seed(0)
+    path = tmp_path_factory.mktemp("tiny-cross-encoder")
+    tokenizer = BertTokenizerFast(vocab_file=os.path.join(minilm_path, "vocab.txt"))
+    config = BertConfig(
+        vocab_size=tokenizer.vocab_size,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=512,
+        num_labels=1,
+    )
+    BertForSequenceClassification(config).save_pretrained(path)
+    tokenizer.save_pretrained(path)
+    return path

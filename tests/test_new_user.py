@@ -412,28 +412,6 @@ def test_cli_eval_html_says_matplotlib_is_missing_before_the_run(tmp_path: Path)
 # -- point 7: a cross-encoder that is not one -------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def trained_cross_path(tmp_path_factory: pytest.TempPathFactory, minilm_path: str) -> Path:
-    """A tiny BertForSequenceClassification saved with its head: a real cross-encoder folder."""
-    import torch
-    from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
-
-    torch.manual_seed(0)
-    path = tmp_path_factory.mktemp("tiny-cross")
-    tokenizer = BertTokenizerFast(vocab_file=os.path.join(minilm_path, "vocab.txt"))
-    config = BertConfig(
-        vocab_size=tokenizer.vocab_size,
-        hidden_size=32,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        intermediate_size=64,
-        num_labels=1,
-    )
-    BertForSequenceClassification(config).save_pretrained(path)
-    tokenizer.save_pretrained(path)
-    return path
-
-
 def test_a_bi_encoder_loaded_as_a_cross_encoder_is_reported(minilm_path: str, lc_docs: list[Any]) -> None:
     from sentence_transformers import CrossEncoder
 
@@ -454,10 +432,10 @@ def test_a_bi_encoder_loaded_as_a_cross_encoder_is_reported(minilm_path: str, lc
     assert any(n["event"] == "untrained_head" for n in compressor.last_report.notes)  # type: ignore[union-attr]
 
 
-def test_a_trained_cross_encoder_is_not_reported(trained_cross_path: Path, lc_docs: list[Any]) -> None:
+def test_a_trained_cross_encoder_is_not_reported(cross_encoder_path: Path, lc_docs: list[Any]) -> None:
     from sentence_transformers import CrossEncoder
 
-    compressor = ContextAssemblyCompressor(budget=600, reranker=CrossEncoder(str(trained_cross_path), device="cpu"))
+    compressor = ContextAssemblyCompressor(budget=600, reranker=CrossEncoder(str(cross_encoder_path), device="cpu"))
     compressor.compress_documents(lc_docs, STDERR)  # no warning (pytest makes any warning an error here)
     assert not any(n["event"] == "untrained_head" for n in compressor.last_report.notes)  # type: ignore[union-attr]
 
