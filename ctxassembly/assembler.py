@@ -181,7 +181,6 @@ class Assembler:
 
         final, text = pipeline.fit_rendered(current, ctx, render, limit)
         report.finish(final, n_inputs)
-        report.final = tuple(final)
         report.tokens_after = self.count_tokens(text) if final else 0
         top = [i for i, c in enumerate(final) if ledger[c.index].rank == 0]
         report.top_ranked_position = top[0] if top else None

@@ -82,7 +82,7 @@ class Report:
     count_tokens: Callable[[str], int] | None = field(default=None, repr=False)
     #: what the stages recorded about each input besides its fate (:mod:`ctxassembly.ledger`)
     ledger: Ledger = field(default_factory=Ledger, repr=False)
-    #: the kept chunks as the context shows them (their labels, for :meth:`table`)
+    #: the kept chunks as the context shows them (set by :meth:`finish`; their labels, for :meth:`table`)
     final: Sequence[Chunk] = field(default_factory=tuple, repr=False)
     _fates: dict[int, Decision] = field(default_factory=dict, repr=False)
 
@@ -127,6 +127,7 @@ class Report:
         if missing:
             raise RuntimeError(f"inputs {missing} have no fate; a stage lost them silently")
         self.decisions = [self._fates[i] for i in range(n_inputs)]
+        self.final = tuple(final)
 
     # -- reading ------------------------------------------------------------------------
     @property

@@ -34,7 +34,7 @@ from dataclasses import replace
 from ctxassembly.chunk import Chunk
 from ctxassembly.kinds import SAFETY_MODES, Reason, SafetyMode, one_of
 from ctxassembly.pipeline import Context, StageBase
-from ctxassembly.render import SOURCE_KEYS
+from ctxassembly.render import LABELS, SOURCE_KEYS
 from ctxassembly.text.injection import CLASSES, find_injections
 from ctxassembly.text.injection_model import Detector, combine
 
@@ -93,9 +93,9 @@ class Safety(StageBase):
         return out + suspect
 
 
-#: the chunk fields that are shown as labels (the metadata ones: ``status`` and the source keys)
-LABEL_FIELDS = ("title", "section", "version", "date")
-LABEL_META = ("status", *SOURCE_KEYS)
+#: the labels the context shows that are chunk fields, and those read from metadata
+SHOWN_FIELDS = tuple(k for k in LABELS if k not in ("id", "source", "status"))
+SHOWN_META = ("status", *SOURCE_KEYS)
 
 
 def _cut(text: str, spans: tuple[tuple[int, int, str], ...]) -> str:
@@ -110,7 +110,7 @@ def _cut(text: str, spans: tuple[tuple[int, int, str], ...]) -> str:
 def _label_findings(c: Chunk) -> list[tuple[str, str | None, dict[str, str]]]:
     """``(label, what is left of it, finding)`` for each label that holds an injection
     (what is left is ``None`` when nothing readable remains)."""
-    values = [(k, getattr(c, k)) for k in LABEL_FIELDS] + [(k, c.meta.get(k)) for k in LABEL_META]
+    values = [(k, getattr(c, k)) for k in SHOWN_FIELDS] + [(k, c.meta.get(k)) for k in SHOWN_META]
     out: list[tuple[str, str | None, dict[str, str]]] = []
     for name, value in values:
         if not isinstance(value, str) or not value:
@@ -127,8 +127,8 @@ def _label_findings(c: Chunk) -> list[tuple[str, str | None, dict[str, str]]]:
 def _relabel(c: Chunk, labelled: list[tuple[str, str | None, dict[str, str]]]) -> Chunk:
     if not labelled:
         return c
-    fields = {name: left for name, left, _ in labelled if name in LABEL_FIELDS}
-    meta = {name: left for name, left, _ in labelled if name in LABEL_META}
+    fields = {name: left for name, left, _ in labelled if name in SHOWN_FIELDS}
+    meta = {name: left for name, left, _ in labelled if name in SHOWN_META}
     c = c.evolve(**fields) if fields else c
     return c.with_meta(**meta) if meta else c
 
