@@ -97,7 +97,7 @@ def to_chunks(items: Iterable[Chunk | Mapping[str, Any]], report: Report | None 
 class Assembler:
     """The default pipeline, run over the candidates of each call, then rendered.
 
-    The stages, in run order: admit, version, relevance, horizon, safety, rerank, dedup,
+    The stages, in run order: admit, depth, version, relevance, horizon, safety, rerank, dedup,
     semantic, merge, excerpt (or tables + extract), the LLM stage, select, arrange
     (:meth:`Options.build_stages <ctxassembly.options.Options.build_stages>`). Pass
     ``stages=[...]`` to run your own list instead (a

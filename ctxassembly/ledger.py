@@ -143,6 +143,9 @@ class Call:
 
     target_version: str | None = None  # version: the target (caller's, or named in the question)
     widened: int = 0
+    depth_total: int | None = None  # depth: chunks that reached it
+    depth_cut: int | None = None  # depth: how many of them it passed on
+    target_unseen: str | None = None  # version: the target no chunk within the depth carries
     horizon_total: int | None = None  # horizon: chunks that reached it
     horizon_cut: int | None = None  # horizon: how many of them it passed on
     selection: Selection | None = None  # select: what it spent (None: no select ran)

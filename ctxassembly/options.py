@@ -45,7 +45,7 @@ from ctxassembly.stages.arrange import Arrange
 from ctxassembly.stages.dedup import Dedup
 from ctxassembly.stages.excerpt import Excerpt
 from ctxassembly.stages.extract import Extract
-from ctxassembly.stages.horizon import Horizon
+from ctxassembly.stages.horizon import Depth, Horizon
 from ctxassembly.stages.merge import Merge
 from ctxassembly.stages.prune import Prune
 from ctxassembly.stages.relevance import Relevance
@@ -320,6 +320,15 @@ class Options:
     top_k: int | None = field(
         default=None, metadata=_meta(_optional(_int_at_least(1)), "Keep at most this many chunks after ranking.")
     )
+    depth: float | None = field(
+        default=16.0,
+        metadata=_meta(
+            _optional(_number(1)),
+            "Only the retriever's best candidates holding about `depth` x budget tokens (never fewer than 100) "
+            "are read at all; the rest leave as `beyond_horizon`; it doubles when the selection starves. "
+            "`None`: every candidate is read.",
+        ),
+    )
     horizon: float | None = field(
         default=4.0,
         metadata=_meta(
@@ -496,7 +505,7 @@ class Options:
         return _replace(self, **changes)
 
     def build_stages(self, renderer: Renderer | None = None, count_tokens: TokenCounter | None = None) -> list[Stage]:
-        """The default pipeline, in run order: admit, version, relevance, horizon, safety,
+        """The default pipeline, in run order: admit, depth, version, relevance, horizon, safety,
         rerank, dedup, semantic, merge, excerpt (or prune, or tables + extract), the LLM stage,
         select, arrange. Stages whose option is off (``None``) are left out.
 
@@ -515,6 +524,7 @@ class Options:
                 enforce_acl=self.enforce_acl,
                 scope=self.scope,
             ),
+            Depth(self.depth) if self.depth is not None else None,
             VersionFilter(
                 self.version_policy,
                 subject_versions=self.subject_versions,

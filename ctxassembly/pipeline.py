@@ -7,7 +7,7 @@ them: the tokens they keep back (``reserve``) and whether they call a model
 (``uses_model``). A custom stage that has only ``name`` and ``run`` works as well: it
 reserves nothing and counts as model-free.
 
-:func:`run` runs the stages in order. A :class:`Widening` stage (the horizon) cuts the
+:func:`run` runs the stages in order. A :class:`Widening` stage (the depth, the horizon) cuts the
 list short for the costly stages after it; when its :meth:`~Widening.starved` says the
 cut left the budget unspent, the pipeline forgets what the stages after it recorded and
 runs them again with the cut widened (``ledger.call.widened`` one higher). What a stage
@@ -164,9 +164,10 @@ def traits(stage: Stage) -> Traits:
 
 
 def run(stages: Sequence[Stage], chunks: list[Chunk], ctx: Context) -> list[Chunk]:
-    """Run ``stages`` in order; from the first :class:`Widening` stage on, again while it
-    says the pass starved (the report and the ledger of the starved pass are rolled
-    back, and ``ledger.call.widened`` goes one up)."""
+    """Run ``stages`` in order; from each :class:`Widening` stage on, again while it says
+    the pass starved (the report and the ledger of the starved pass are rolled back, and
+    ``ledger.call.widened`` goes one up: every widening stage's cut doubles). A widening
+    stage behind another (the horizon behind the depth) widens first, inside the pass."""
     at = next((i for i, s in enumerate(stages) if isinstance(s, Widening)), len(stages))
     head = _run(stages[:at], chunks, ctx)
     if at == len(stages):
@@ -176,7 +177,7 @@ def run(stages: Sequence[Stage], chunks: list[Chunk], ctx: Context) -> list[Chun
     ledger = ctx.ledger
     mark, start = ctx.report.mark(), ledger.mark()
     while True:
-        out = _run(stages[at:], head, ctx)
+        out = run(stages[at + 1 :], _run([widening], head, ctx), ctx)
         if not widening.starved(ctx):
             return out
         widened = ledger.call.widened + 1

@@ -1,10 +1,10 @@
 import pytest
 
-from ctxassembly import Assembler, ConfigError
+from ctxassembly import AbsentVersionError, AbsentVersionWarning, Assembler, ConfigError
 from ctxassembly.data import SAMPLE_QUESTIONS, load_corpus, retriever
 from ctxassembly.pipeline import Selection
 from ctxassembly.report import Report
-from ctxassembly.stages.horizon import Horizon
+from ctxassembly.stages.horizon import Depth, Horizon
 from tests.conftest import chunks, context
 
 pytestmark = pytest.mark.unit
@@ -18,7 +18,8 @@ def outcome(result):
 
 @pytest.fixture(scope="module")
 def both():
-    return Assembler(), Assembler(horizon=None)
+    # the horizon alone (the depth, before it, has tests of its own below)
+    return Assembler(depth=None), Assembler(horizon=None, depth=None)
 
 
 @pytest.mark.parametrize("budget", [500, 1000, 2000])
@@ -43,7 +44,7 @@ def test_the_whole_demo_corpus_gives_the_same_context(both, question):
 def test_every_chunk_beyond_the_horizon_has_one_fate_with_its_rank():
     question = SAMPLE_QUESTIONS[0][0]
     cands = retriever().retrieve(question, k=len(load_corpus()))
-    res = Assembler().run(question, cands, budget=500)
+    res = Assembler(depth=None).run(question, cands, budget=500)
     assert [d.index for d in res.report.decisions] == list(range(len(cands)))
     beyond = [d for d in res.report.decisions if d.reason == "beyond_horizon"]
     (cut,) = [n for n in res.report.notes if n["event"] == "cut"]
@@ -82,7 +83,7 @@ def test_a_head_lost_to_duplicates_or_injections_widens_instead_of_starving(both
     on, off = (a.run("Which setting controls the behaviour?", cands, budget=300) for a in both)
     assert on.text == off.text
     assert on.report.reasons["kept"] == off.report.reasons["kept"] > 3
-    (cut,) = [n for n in on.report.notes if n["event"] == "cut"]
+    (cut,) = [n for n in on.report.notes if n["event"] == "cut" and n["stage"] == "horizon"]
     assert cut["widened"] >= 1  # the starved first pass was undone, only the last one is recorded
     assert [d.index for d in on.report.decisions] == list(range(len(cands)))
 
@@ -153,3 +154,103 @@ def test_assembler_passes_the_horizon_through():
         Assembler(horizon=0)
     (h,) = [s for s in Assembler(horizon=3).stages if isinstance(s, Horizon)]
     assert h.horizon == 3.0
+
+
+# -- depth: only the retriever's head is read at all --------------------------------------
+
+
+def test_forty_candidates_are_read_whole():
+    question = SAMPLE_QUESTIONS[0][0]
+    cands = retriever().retrieve(question, k=40)
+    on, off = Assembler().run(question, cands, budget=1000), Assembler(depth=None).run(question, cands, budget=1000)
+    assert outcome(on) == outcome(off)
+    assert on.report.stage_counts["depth"] == {"in": 40, "out": 40}
+
+
+@pytest.mark.parametrize("budget", [500, 1000, 2000])
+@pytest.mark.parametrize(("question", "answer"), [(q, a) for q, a, _ in SAMPLE_QUESTIONS])
+def test_the_whole_demo_corpus_read_to_the_depth_keeps_every_answer(question, answer, budget):
+    # the demo corpus is 423 chunks: the depth reads the retriever's best (at least 100)
+    cands = retriever().retrieve(question, k=len(load_corpus()))
+    on, off = Assembler().run(question, cands, budget=budget), Assembler(depth=None).run(question, cands, budget=budget)
+    assert answer in on.text or answer not in off.text
+    beyond = [d for d in on.report.decisions if d.stage == "depth"]
+    read = on.report.stage_counts["version"]["in"]
+    assert len(beyond) == len(cands) - read
+    if beyond:
+        (cut,) = [n for n in on.report.notes if n["stage"] == "depth"]
+        assert cut["head"] == read >= 100
+        assert {d.reason for d in beyond} == {"beyond_horizon"}
+        assert {d.detail["depth"] for d in beyond} == {16 * budget * 2 ** cut["widened"]}
+        assert sorted(d.detail["rank"] for d in beyond) == list(range(read, len(cands)))
+    assert [d.index for d in on.report.decisions] == list(range(len(cands)))
+
+
+def test_depth_reads_the_best_scores_and_keeps_the_incoming_order():
+    cs = chunks(*[(f"c{i}", "x" * 400) for i in range(10)])  # 100 estimated tokens each
+    scores = [0.1, 0.9, None, 0.5, 0.8, 0.2, 0.7, 0.3, 0.6, 0.4]
+    cs = [c.evolve(score=s) for c, s in zip(cs, scores, strict=True)]
+    ctx = context(budget=100)
+    kept = Depth(3, min_chunks=1).run(cs, ctx)
+    assert [c.id for c in kept] == ["c1", "c4", "c6"]  # the three best scores, in their input order
+    gone = {d.id: d.detail["rank"] for d in ctx.report.fates if d.reason == "beyond_horizon"}
+    assert gone["c8"] == 3 and gone["c0"] == 8 and gone["c2"] == 9  # a missing score ranks last
+    assert ctx.ledger.call.depth_total == 10 and ctx.ledger.call.depth_cut == 3
+    unscored = [c.evolve(score=None) for c in cs]
+    assert [c.id for c in Depth(3, min_chunks=1).run(unscored, context(budget=100))] == ["c0", "c1", "c2"]
+
+
+def test_depth_floor_and_widening():
+    cs = chunks(*[(f"c{i}", "x" * 400) for i in range(300)])
+    assert len(Depth(1, min_chunks=5).run(cs, context(budget=100))) == 5
+    assert len(Depth(1).run(cs, context(budget=100))) == 100  # the default floor
+    ctx = context(budget=100)
+    ctx.ledger.update_call(widened=1)
+    assert len(Depth(1).run(cs, ctx)) == 200
+    assert len(Depth(1).run(cs[:50], context(budget=100))) == 50
+
+
+def test_a_head_lost_to_other_versions_widens_the_depth():
+    # the retriever's best 300 (more than 16 budgets of text) are another release's copies:
+    # the version stage drops every one, and the depth widens until the target's are read
+    old = [
+        {"id": f"o{i}", "text": FILLER.format(f"OPT_{i}", "old"), "score": 0.9, "version": "1.0", "doc_id": f"p{i}"}
+        for i in range(300)
+    ]
+    new = [
+        {"id": f"n{i}", "text": FILLER.format(f"OPT_{i}", "new"), "score": 0.5, "version": "2.0", "doc_id": f"p{i}"}
+        for i in range(150)
+    ]
+    question = "Which setting controls the behaviour in 2.0?"
+    on = Assembler().run(question, old + new, budget=300, target_version="2.0")
+    off = Assembler(depth=None).run(question, old + new, budget=300, target_version="2.0")
+    assert on.text == off.text
+    assert on.chunks and {c.version for c in on.chunks} == {"2.0"}
+    assert on.report.ledger.call.widened >= 1
+    assert [d.index for d in on.report.decisions] == list(range(450))
+
+
+def test_depth_none_removes_the_stage_and_bad_values_are_config_errors():
+    assert "depth" not in [s.name for s in Assembler(depth=None).stages]
+    names = [s.name for s in Assembler().stages]
+    assert names.index("admit") < names.index("depth") < names.index("version")
+    with pytest.raises(ConfigError, match=r"depth must be a number of budgets >= 1 \(or None to read every"):
+        Depth(0.5)
+    with pytest.raises(ConfigError, match="min_chunks must be a positive int, got 0"):
+        Depth(min_chunks=0)
+    with pytest.raises(ConfigError, match=r"depth must be a number in \[1, inf\), got 0"):
+        Assembler(depth=0)
+
+
+def test_a_target_absent_from_every_candidate_warns_once_after_reading_them_all():
+    cands = [
+        {"id": f"o{i}", "text": FILLER.format(f"OPT_{i}", "old"), "score": 0.9, "version": "1.0", "doc_id": f"p{i}"}
+        for i in range(400)
+    ]
+    with pytest.warns(AbsentVersionWarning) as caught:
+        res = Assembler().run("Which setting controls the behaviour?", cands, budget=300, target_version="3.0")
+    assert len([w for w in caught if issubclass(w.category, AbsentVersionWarning)]) == 1
+    assert res.report.stage_counts["version"]["in"] == 400  # widened until every candidate was read
+    assert res.report.ledger.call.target_unseen is None  # the last pass read them all
+    with pytest.raises(AbsentVersionError):
+        Assembler(absent_version="error").run("q", cands, budget=300, target_version="3.0")

@@ -71,6 +71,7 @@ CASES: dict[str, tuple[Any, Any, str]] = {
     "rrf_k": (10, 0, r"rrf_k must be a number in \(0, inf\)"),
     "none_score": ("drop", "zero", r"none_score must be one of"),
     "top_k": (5, 0, r"top_k must be an int >= 1"),
+    "depth": (32, 0.5, r"depth must be a number in \[1, inf\)"),
     "horizon": (8, 0.5, r"horizon must be a number in \[1, inf\)"),
     "near_threshold": (0.9, 1.5, r"near_threshold must be a number in \(0, 1\]"),
     "safety": ("flag", "ignore", r"safety must be one of"),
@@ -142,7 +143,7 @@ def test_an_unknown_option_is_one_error_everywhere() -> None:
             call()
         errors.append(str(info.value))
     assert len(set(errors)) == 1
-    assert errors[0].startswith("unknown option 'colour'; valid options: absent_version, acl_field, device, embedder")
+    assert errors[0].startswith("unknown option 'colour'; valid options: absent_version, acl_field, depth, device, embedder")
     assert isinstance(info.value, ConfigError)
     assert isinstance(info.value, TypeError)
 

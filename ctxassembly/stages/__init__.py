@@ -1,6 +1,6 @@
 """The pipeline stages, listed in the order the default pipeline runs them.
 
-admit, version, relevance, horizon, safety, rerank (with ``reranker``), dedup, semantic
+admit, depth, version, relevance, horizon, safety, rerank (with ``reranker``), dedup, semantic
 dedup (with ``embedder``), merge, then excerpt, or prune (with ``pruner``), or tables +
 extract (with ``extract=True``), the LLM stage (with ``llm_stage``), select, arrange
 (:meth:`ctxassembly.options.Options.build_stages`). The stage contract is in

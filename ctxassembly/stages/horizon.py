@@ -1,4 +1,12 @@
-"""Horizon stage: a cascade, so that only the head of the ranking pays for the costly stages.
+"""Depth and horizon: a cascade, so that only the head of the ranking pays for the costly stages.
+
+The *depth* (:class:`Depth`) comes first, before any stage reads a text: only the
+retriever's best candidates whose estimated size adds up to ``depth`` x the budget (and
+never fewer than ``min_chunks``, 100 by default) are read at all; the rest leave as
+``beyond_horizon`` with their retriever rank. A thousand candidates for a budget of five
+chunks then cost what a hundred do. The relevance ranking can lift a chunk only within
+that depth. It widens like the horizon, when the selection starves, and when no chunk
+within it carries the target version the caller or the question asked for.
 
 A retriever may hand over 1,000 candidates for a budget that holds five of them. After
 the relevance ranking, only the best chunks whose *estimated* size adds up to
@@ -23,9 +31,10 @@ from __future__ import annotations
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
 from ctxassembly.kinds import Reason
+from ctxassembly.ledger import Selection
 from ctxassembly.pipeline import Context, StageBase
 
-__all__ = ["Horizon"]
+__all__ = ["Depth", "Horizon"]
 
 
 class Horizon(StageBase):
@@ -94,9 +103,85 @@ class Horizon(StageBase):
         selection = state.selection
         total = state.horizon_total or 0
         cut = total if state.horizon_cut is None else state.horizon_cut
-        if cut >= total or selection is None:
-            return False
-        left = selection.available - selection.tokens
-        if left <= 0:
-            return False
-        return selection.overflow == 0 or left > self.slack * selection.available
+        return cut < total and _starved(selection, self.slack)
+
+
+class Depth(StageBase):
+    """Read only the retriever's head: the best candidates by retriever score (a missing
+    score ranks last; ties and score-less lists keep the incoming order) whose estimated
+    size adds up to ``depth`` budgets, and never fewer than ``min_chunks``; the rest leave
+    as ``beyond_horizon`` (``rank`` in the detail is the retriever's). The kept chunks go
+    on in their incoming order, so a list within the depth is untouched.
+
+    Usage (the default :class:`~ctxassembly.Assembler` places it after admit)::
+
+        Assembler(depth=16)    # read ~16 budgets of text, at least 100 chunks (the default)
+        Assembler(depth=None)  # read every candidate
+
+    :param depth: how many budgets of (estimated) text are read.
+    :param min_chunks: never fewer chunks than this are read.
+    :param chars_per_token: the size estimate's characters per token.
+    :param slack: as :class:`Horizon`'s: the selection starved when it left more than this
+        share of the budget unspent while candidates wait beyond the depth.
+    :raises ConfigError: a depth below 1, a min_chunks below 1, a non-positive
+        chars_per_token or a slack outside [0, 1).
+    """
+
+    name = "depth"
+    reads = frozenset({"widened", "selection", "target_unseen"})
+    writes = frozenset({"depth_total", "depth_cut"})
+
+    def __init__(
+        self, depth: float = 16.0, *, min_chunks: int = 100, chars_per_token: float = 4.0, slack: float = 0.1
+    ) -> None:
+        if isinstance(depth, bool) or not isinstance(depth, (int, float)) or not depth >= 1:
+            raise ConfigError(f"depth must be a number of budgets >= 1 (or None to read every candidate), got {depth!r}")
+        Horizon(min_chunks=min_chunks, chars_per_token=chars_per_token, slack=slack)  # the same checks
+        self.depth = float(depth)
+        self.min_chunks = min_chunks
+        self.chars_per_token = chars_per_token
+        self.slack = slack
+
+    def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
+        scale = 2**ctx.ledger.call.widened
+        floor = self.min_chunks * scale
+        if len(chunks) <= floor:  # the common case: nothing to cut, nothing to sort
+            ctx.ledger.update_call(depth_total=len(chunks), depth_cut=len(chunks))
+            return chunks
+        limit = self.depth * ctx.budget * scale
+        order = sorted(range(len(chunks)), key=lambda i: (chunks[i].score is None, -(chunks[i].score or 0.0), i))
+        reach, cut = 0.0, len(order)
+        for n, i in enumerate(order):
+            if n >= floor and reach >= limit:
+                cut = n
+                break
+            reach += len(chunks[i].text) / self.chars_per_token
+        ctx.ledger.update_call(depth_total=len(chunks), depth_cut=cut)
+        if cut == len(order):
+            return chunks
+        depth = round(limit)
+        for rank in range(cut, len(order)):
+            ctx.report.drop(chunks[order[rank]], self.name, Reason.BEYOND_HORIZON, rank=rank, depth=depth, head=cut)
+        ctx.report.note(self.name, "cut", head=cut, of=len(chunks), depth_tokens=depth, widened=ctx.ledger.call.widened)
+        kept = sorted(order[:cut])
+        return [chunks[i] for i in kept]
+
+    def starved(self, ctx: Context) -> bool:
+        """True when candidates wait beyond the depth and the last pass either left the
+        budget unspent for want of chunks (:meth:`Horizon.starved`'s test) or found no
+        chunk of the target version the caller or the question asked for (the version
+        stage's ``target_unseen``: it warns only once everything is read)."""
+        state = ctx.ledger.call
+        total = state.depth_total or 0
+        cut = total if state.depth_cut is None else state.depth_cut
+        return cut < total and (state.target_unseen is not None or _starved(state.selection, self.slack))
+
+
+def _starved(selection: Selection | None, slack: float) -> bool:
+    """Select kept every chunk it was offered, or left more than ``slack`` of its budget."""
+    if selection is None:
+        return False
+    left = selection.available - selection.tokens
+    if left <= 0:
+        return False
+    return selection.overflow == 0 or left > slack * selection.available

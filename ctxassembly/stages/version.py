@@ -184,7 +184,8 @@ class VersionFilter(StageBase):
     """
 
     name = "version"
-    writes = frozenset({"version", "target_version"})
+    reads = frozenset({"depth_total", "depth_cut"})
+    writes = frozenset({"version", "target_version", "target_unseen"})
 
     def __init__(
         self,
@@ -278,6 +279,11 @@ class VersionFilter(StageBase):
         """The target when ``version`` (asked by the caller or the question) is among no
         candidate's versions: ``None`` (the latest per document) or ``version`` itself
         (``"empty"``), with a warning and a note; or raise (``"error"``)."""
+        call = ctx.ledger.call
+        if call.depth_cut is not None and call.depth_total is not None and call.depth_cut < call.depth_total:
+            # candidates wait beyond the depth: the depth reads on (this pass is undone)
+            ctx.ledger.update_call(target_unseen=version)
+            return None
         where = f" (present: {', '.join(present)})"
         if asked_by == "target_version":
             asked = f"target_version {version!r} matches no candidate's version{where}"
