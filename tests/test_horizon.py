@@ -194,8 +194,8 @@ def test_depth_reads_the_best_scores_and_keeps_the_incoming_order():
     kept = Depth(3, min_chunks=1).run(cs, ctx)
     assert [c.id for c in kept] == ["c1", "c4", "c6"]  # the three best scores, in their input order
     gone = {d.id: d.detail["rank"] for d in ctx.report.fates if d.reason == "beyond_horizon"}
-    assert gone["c8"] == 3 and gone["c0"] == 8 and gone["c2"] == 9  # a missing score ranks last
-    assert ctx.ledger.call.depth_total == 10 and ctx.ledger.call.depth_cut == 3
+    assert (gone["c8"], gone["c0"], gone["c2"]) == (3, 8, 9)  # a missing score ranks last
+    assert (ctx.ledger.call.depth_total, ctx.ledger.call.depth_cut) == (10, 3)
     unscored = [c.evolve(score=None) for c in cs]
     assert [c.id for c in Depth(3, min_chunks=1).run(unscored, context(budget=100))] == ["c0", "c1", "c2"]
 
@@ -225,7 +225,8 @@ def test_a_head_lost_to_other_versions_widens_the_depth():
     on = Assembler().run(question, old + new, budget=300, target_version="2.0")
     off = Assembler(depth=None).run(question, old + new, budget=300, target_version="2.0")
     assert on.text == off.text
-    assert on.chunks and {c.version for c in on.chunks} == {"2.0"}
+    assert on.chunks
+    assert {c.version for c in on.chunks} == {"2.0"}
     assert on.report.ledger.call.widened >= 1
     assert [d.index for d in on.report.decisions] == list(range(450))
 

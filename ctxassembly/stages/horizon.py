@@ -135,7 +135,9 @@ class Depth(StageBase):
         self, depth: float = 16.0, *, min_chunks: int = 100, chars_per_token: float = 4.0, slack: float = 0.1
     ) -> None:
         if isinstance(depth, bool) or not isinstance(depth, (int, float)) or not depth >= 1:
-            raise ConfigError(f"depth must be a number of budgets >= 1 (or None to read every candidate), got {depth!r}")
+            raise ConfigError(
+                f"depth must be a number of budgets >= 1 (or None to read every candidate), got {depth!r}"
+            )
         Horizon(min_chunks=min_chunks, chars_per_token=chars_per_token, slack=slack)  # the same checks
         self.depth = float(depth)
         self.min_chunks = min_chunks
