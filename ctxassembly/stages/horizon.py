@@ -121,28 +121,23 @@ class Depth(StageBase):
     :param depth: how many budgets of (estimated) text are read.
     :param min_chunks: never fewer chunks than this are read.
     :param chars_per_token: the size estimate's characters per token.
-    :param slack: as :class:`Horizon`'s: the selection starved when it left more than this
-        share of the budget unspent while candidates wait beyond the depth.
-    :raises ConfigError: a depth below 1, a min_chunks below 1, a non-positive
-        chars_per_token or a slack outside [0, 1).
+    :raises ConfigError: a depth below 1, a min_chunks below 1 or a non-positive
+        chars_per_token.
     """
 
     name = "depth"
     reads = frozenset({"widened", "selection", "target_unseen"})
     writes = frozenset({"depth_total", "depth_cut"})
 
-    def __init__(
-        self, depth: float = 16.0, *, min_chunks: int = 100, chars_per_token: float = 4.0, slack: float = 0.1
-    ) -> None:
+    def __init__(self, depth: float = 16.0, *, min_chunks: int = 100, chars_per_token: float = 4.0) -> None:
         if isinstance(depth, bool) or not isinstance(depth, (int, float)) or not depth >= 1:
             raise ConfigError(
                 f"depth must be a number of budgets >= 1 (or None to read every candidate), got {depth!r}"
             )
-        Horizon(min_chunks=min_chunks, chars_per_token=chars_per_token, slack=slack)  # the same checks
+        Horizon(min_chunks=min_chunks, chars_per_token=chars_per_token)  # the same checks
         self.depth = float(depth)
         self.min_chunks = min_chunks
         self.chars_per_token = chars_per_token
-        self.slack = slack
 
     def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
         scale = 2**ctx.ledger.call.widened
@@ -169,14 +164,20 @@ class Depth(StageBase):
         return [chunks[i] for i in kept]
 
     def starved(self, ctx: Context) -> bool:
-        """True when candidates wait beyond the depth and the last pass either left the
-        budget unspent for want of chunks (:meth:`Horizon.starved`'s test) or found no
-        chunk of the target version the caller or the question asked for (the version
-        stage's ``target_unseen``: it warns only once everything is read)."""
+        """True when candidates wait beyond the depth and the last pass either ran out of
+        chunks (select kept every chunk it was offered with budget to spare; a pass whose
+        chunks did not all fit has chunks enough: the next ones down the ranking would only
+        fill its crumbs) or found no chunk of the target version the caller or the
+        question asked for (the version stage's ``target_unseen``: it warns only once
+        everything is read)."""
         state = ctx.ledger.call
         total = state.depth_total or 0
         cut = total if state.depth_cut is None else state.depth_cut
-        return cut < total and (state.target_unseen is not None or _starved(state.selection, self.slack))
+        if cut >= total:
+            return False
+        selection = state.selection
+        ran_dry = selection is not None and selection.overflow == 0 and selection.tokens < selection.available
+        return state.target_unseen is not None or ran_dry
 
 
 def _starved(selection: Selection | None, slack: float) -> bool:
