@@ -201,3 +201,12 @@ def test_an_uncopyable_value_is_shallow_copied_with_a_note():
     assert out.metadata["tags"] == ["x"]
     assert out.metadata["tags"] is not docs[0].metadata["tags"]
     assert any(n["event"] == "shallow_copy" for n in comp.last_report.notes)
+
+
+def test_an_unhashable_location_with_an_offset_is_no_crash() -> None:
+    # found by the fuzz: a changelog-continuation key built from a list-valued ``source``
+    source: list[Any] = [1]
+    source.append(source)
+    records = [{"id": "a", "text": "The cache timeout is 300 seconds by default.", "start": 0, "source": source}]
+    out = assemble(Q, records, budget=300)
+    assert [c.id for c in out.chunks] == ["a"]

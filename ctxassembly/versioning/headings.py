@@ -196,7 +196,10 @@ def _continued(
     by_file: dict[tuple[object, ...], list[int]] = {}
     for i, c in enumerate(chunks):
         if c.start is not None:
-            key = (c.doc_id, c.meta.get("source"), c.meta.get("file_path"), c.meta.get("url"), c.version)
+            # only string locations name a file (an odd value, a list or a dict, names none
+            # and is not hashable)
+            where = (c.meta.get("source"), c.meta.get("file_path"), c.meta.get("url"))
+            key = (c.doc_id, *(v if isinstance(v, str) else None for v in where), c.version)
             by_file.setdefault(key, []).append(i)
     for members in by_file.values():
         members.sort(key=lambda i: chunks[i].start or 0)
