@@ -124,6 +124,18 @@ class Facts:
 #: the names of the per-input facts (what ``reads`` / ``writes`` may name besides :data:`CALL`)
 FACTS: frozenset[str] = frozenset(f.name for f in fields(Facts))
 _EMPTY = Facts()
+_FACT_NAMES = tuple(f.name for f in fields(Facts))
+
+
+def _replaced(facts: Facts, changes: Mapping[str, Any]) -> Facts:
+    """``dataclasses.replace(facts, **changes)`` at a third of its cost (a call records a
+    fact or two for every chunk it reads).
+
+    :raises TypeError: a name that is not a fact.
+    """
+    if not changes.keys() <= FACTS:
+        raise TypeError(f"Facts has no field(s) {sorted(changes.keys() - FACTS)}")
+    return Facts(*[changes[n] if n in changes else getattr(facts, n) for n in _FACT_NAMES])
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,7 +189,7 @@ class Ledger:
         if index is None:
             raise RuntimeError("a chunk without an input index has no facts; run it through an Assembler")
         self._check(changes)
-        self._facts[index] = replace(self._facts.get(index, _EMPTY), **changes)
+        self._facts[index] = _replaced(self._facts.get(index, _EMPTY), changes)
 
     def cut(
         self,

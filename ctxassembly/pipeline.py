@@ -22,7 +22,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import ClassVar, NamedTuple, Protocol, runtime_checkable
+from typing import ClassVar, NamedTuple, Protocol, TypeGuard, runtime_checkable
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
@@ -168,12 +168,12 @@ def run(stages: Sequence[Stage], chunks: list[Chunk], ctx: Context) -> list[Chun
     the pass starved (the report and the ledger of the starved pass are rolled back, and
     ``ledger.call.widened`` goes one up: every widening stage's cut doubles). A widening
     stage behind another (the horizon behind the depth) widens first, inside the pass."""
-    at = next((i for i, s in enumerate(stages) if isinstance(s, Widening)), len(stages))
+    at = next((i for i, s in enumerate(stages) if _widens(s)), len(stages))
     head = _run(stages[:at], chunks, ctx)
     if at == len(stages):
         return head
     widening = stages[at]
-    assert isinstance(widening, Widening)  # for mypy: found above
+    assert _widens(widening)  # for mypy: found above
     ledger = ctx.ledger
     mark, start = ctx.report.mark(), ledger.mark()
     while True:
@@ -184,6 +184,12 @@ def run(stages: Sequence[Stage], chunks: list[Chunk], ctx: Context) -> list[Chun
         ctx.report.rollback(mark)
         ledger.rollback(start)
         ledger.update_call(widened=widened)
+
+
+def _widens(stage: Stage) -> TypeGuard[Widening]:
+    """``stage`` is a :class:`Widening` one: it has a ``starved`` method (what the protocol
+    asks; ``isinstance`` against a runtime protocol costs about 20 us a stage, on every call)."""
+    return callable(getattr(stage, "starved", None))
 
 
 def _run(stages: Sequence[Stage], chunks: list[Chunk], ctx: Context) -> list[Chunk]:

@@ -172,3 +172,15 @@ def test_the_readme_table_of_reads_and_writes_is_what_the_stages_declare() -> No
     stages += [SemanticDedup, LLMExtract, MapReduce, Summarize]
     declared = {s.name: (set(s.reads), set(s.writes)) for s in stages}
     assert {name: (r, {w for w in writes if w != "conflicting"}) for name, (r, writes) in rows.items()} == declared
+
+
+def test_a_fact_update_replaces_named_fields_and_refuses_unknown_names() -> None:
+    from ctxassembly.ledger import Facts, Ledger
+
+    ledger = Ledger()
+    ledger.update(3, rank=2, flags=("override",))
+    ledger.update(3, rank=0)
+    assert ledger[3] == Facts(rank=0, flags=("override",))
+    assert ledger[4] == Facts()
+    with pytest.raises(TypeError, match=r"Facts has no field\(s\) \['rnak'\]"):
+        ledger.update(3, rnak=1)
