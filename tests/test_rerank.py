@@ -243,7 +243,7 @@ def test_passage_puts_the_section_first():
 def test_assembler_wiring_leaves_the_model_free_pipeline_alone():
     from ctxassembly import Assembler
 
-    head = ["admit", "version", "relevance", "horizon", "safety"]  # the horizon cascade: see test_horizon.py
+    head = ["admit", "depth", "version", "relevance", "horizon", "safety"]  # the cascade: see test_horizon.py
     core = [*head, "dedup", "merge"]
     assert [s.name for s in Assembler().stages] == [*core, "excerpt", "select", "arrange"]
     with_models = [s.name for s in Assembler(reranker=by_word("y"), embedder=fake_vectors).stages]
