@@ -552,6 +552,7 @@ class Options:
                 render=renderer.costed,
                 separator_tokens=count_tokens(SEPARATOR),
                 fit=excerpt.fitter() if excerpt is not None and self.fill else None,
+                grow=excerpt.grower() if excerpt is not None else None,
             ),
             Arrange(self.order),
         ]
