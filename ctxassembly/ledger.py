@@ -76,11 +76,13 @@ class Cut:
 
 @dataclass(frozen=True, slots=True)
 class Blocks:
-    """The excerpt stage's block scores of a chunk's text, for select's fit."""
+    """The excerpt stage's block scores of a chunk's text, for select's fit and grow, and
+    which of the blocks the chunk holds once the excerpt (or fit) cut it."""
 
     text: str  # the text they score (a later cut makes them stale)
     scores: np.ndarray
     gone: frozenset[int]  # the rival entry's blocks, never kept
+    kept: tuple[int, ...] | None = None  # the blocks a cut of ``text`` holds (None: not cut here)
 
 
 @dataclass(frozen=True, slots=True)

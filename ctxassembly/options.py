@@ -382,7 +382,8 @@ class Options:
         metadata=_meta(
             _optional(_number(0, open_low=True, high=1)),
             "Largest budget share one chunk may fill whole before it is cut to its best passages "
-            "(never below 200 tokens); `None`: never cut.",
+            "(never below 200 tokens); what the chosen chunks leave of the budget goes back to the cut ones "
+            "(the whole chunk, or more blocks beside its match); `None`: never cut.",
         ),
     )
     # -- models -------------------------------------------------------------------------
@@ -562,6 +563,7 @@ class Options:
                 render=renderer.costed,
                 separator_tokens=count_tokens(SEPARATOR),
                 fit=excerpt.fitter() if excerpt is not None and self.fill else None,
+                grow=excerpt.grower() if excerpt is not None else None,
             ),
             Arrange(self.order),
         ]

@@ -1,6 +1,7 @@
 import pytest
 
 from ctxassembly import ConfigError, Select
+from ctxassembly.text.structure import structure
 from tests.conftest import chunks, context, fates
 
 pytestmark = pytest.mark.unit
@@ -72,3 +73,67 @@ def test_fill_cuts_the_overflowing_chunk_to_what_is_left() -> None:
     assert ctx.ledger.call.selection.tokens <= 200
     plain = Select().run(cs, context("What is the retry limit?", budget=200))
     assert [c.id for c in plain] == ["a"]
+
+
+GROW_FILLER = "\n\n".join(f"Paragraph {i} on widgets and forms, at some length." * 3 for i in range(10))
+GROW_TEXT = GROW_FILLER + "\n\nThe retry limit is 5.\n\n" + GROW_FILLER
+
+
+def test_a_cut_chunk_gets_back_what_the_choice_left_of_the_budget() -> None:
+    # the excerpt cuts the chunk to its share (200 tokens); alone in a 1,000-token budget it
+    # fits whole, so select gives it back whole, offsets and all, and says so
+    from ctxassembly import assemble
+
+    given = {"id": "a", "text": GROW_TEXT, "start": 10, "end": 10 + len(GROW_TEXT)}
+    res = assemble("What is the retry limit?", [given], budget=1000)
+    (c,) = res.chunks
+    assert c.text == GROW_TEXT
+    assert "excerpt" not in c.meta
+    assert (c.start, c.end) == (10, 10 + len(GROW_TEXT))
+    events = [n["event"] for n in res.report.notes if n.get("stage") == "excerpt"]
+    assert events == ["excerpted", "restored"]
+
+
+def test_growing_a_cut_never_leaves_a_chosen_chunk_out() -> None:
+    # two chunks that each fill their share when cut: the room left after both goes back to
+    # the better-ranked one as the blocks beside its match, and the other stays
+    from ctxassembly import assemble
+
+    other = GROW_TEXT.replace("retry limit is 5", "retry delay is 3 seconds")
+    budget = 520
+    res = assemble(
+        "What is the retry limit?",
+        [{"id": "a", "text": GROW_TEXT}, {"id": "b", "text": other}],
+        budget=budget,
+    )
+    assert [c.id for c in res.chunks] == ["a", "b"]
+    a = res.chunks[0]
+    assert "The retry limit is 5." in a.text
+    notes = {(n["id"], n["event"]): n for n in res.report.notes if n.get("stage") == "excerpt"}
+    widened = notes[("a", "widened")]
+    assert widened["tokens_after"] > notes[("a", "excerpted")]["tokens_after"]
+    assert widened["tokens_before"] == notes[("a", "excerpted")]["tokens_before"]
+    assert res.report.tokens_after <= budget
+    for part in a.text.split("\n\n"):
+        assert part == "[…]" or part in GROW_TEXT
+
+
+def test_grow_declines_what_is_no_cut_of_the_excerpt() -> None:
+    from dataclasses import replace
+
+    from ctxassembly import Excerpt
+    from ctxassembly.stages.excerpt import grow
+
+    ctx = context("What is the retry limit?", budget=1000)
+    (c,) = Excerpt().run(chunks(("a", GROW_TEXT)), ctx)
+    kept = ctx.ledger[0].blocks.kept  # the blocks the cut holds, recorded where it was made
+    assert kept is not None
+    assert 0 < len(kept) < len(structure(GROW_TEXT))
+    assert grow(c, 0, ctx) is None  # no room
+    assert grow(chunks(("a", GROW_TEXT))[0], 1000, ctx) is None  # not cut
+    # a rewrite by a later stage (the text is no cut of the scored text) stays as it is
+    assert grow(replace(c, text=c.text.replace("limit", "LIMIT")), 1000, ctx) is None
+    back = grow(c, 1000, ctx)
+    assert back is not None
+    assert back.text == GROW_TEXT
+    assert ctx.ledger[0].blocks.kept is None  # whole again

@@ -19,7 +19,10 @@ one-line first block such as ``Default: 1209600``): a matched term is never sepa
 from its value. What room the share has left then goes to the blocks **beside** the kept
 ones, nearest the best match first (the one after it before the one before it), so a cut
 keeps contiguous windows: the value, the list a sentence leads into or the rest of an
-entry that no question word names sits next to the sentence that matched. When select
+entry that no question word names sits next to the sentence that matched. Once select
+has chosen, what the budget has left goes back to the cut chunks, best-ranked first
+(:func:`grow`): the whole chunk when it fits, else more blocks beside the kept ones, so
+a window is paid from room no chunk could use, never by leaving a chunk out. When select
 fits a chunk to the room left, a block that matches the same
 question words as a kept block at its indent (one example in two syntaxes) waits
 for the blocks that add something, and the block that must be in the fragment is the best
@@ -54,7 +57,7 @@ from ctxassembly.text.rivals import entry_blocks, losers
 from ctxassembly.text.selection import with_gaps
 from ctxassembly.text.structure import HEADER_CHARS, Block, definitions, is_mark, structure
 
-__all__ = ["Excerpt", "fit"]
+__all__ = ["Excerpt", "fit", "grow"]
 
 
 class Excerpt(StageBase):
@@ -133,7 +136,7 @@ class Excerpt(StageBase):
             if keep is None:
                 continue  # nothing matched and fits: leave the chunk whole for select to judge
             event = "excerpted" if i in large else "rival_removed"
-            out[i] = _cut(c, write(c.text, tree, keep, self.gap_marker), ctx, event)
+            out[i] = _cut(c, write(c.text, tree, keep, self.gap_marker), ctx, event, keep)
         return [c for c in out if c is not None]
 
     def fit(self, chunk: Chunk, limit: int, ctx: Context) -> Chunk | None:
@@ -144,6 +147,11 @@ class Excerpt(StageBase):
         """:func:`fit` with this stage's settings, for :class:`~ctxassembly.stages.select.Select`
         (the block scores travel through the ledger, not through this object)."""
         return partial(fit, fit_min=self.fit_min, gap_marker=self.gap_marker)
+
+    def grower(self) -> Callable[[Chunk, int, Context], Chunk | None]:
+        """:func:`grow` with this stage's ``gap_marker``, for
+        :class:`~ctxassembly.stages.select.Select` (what select left of the budget)."""
+        return partial(grow, gap_marker=self.gap_marker)
 
     def write(self, text: str, tree: Sequence[Block], keep: list[int]) -> str:
         """:func:`write` with this stage's ``gap_marker``."""
@@ -158,15 +166,10 @@ def fit(chunk: Chunk, limit: int, ctx: Context, *, fit_min: int = 60, gap_marker
     the ledger, while they score this text; else the chunk's blocks are scored alone."""
     if limit < fit_min:
         return None
-    tree = structure(chunk.text)
-    scored = ctx.ledger[chunk.index].blocks
-    if scored is None or scored.text != chunk.text:
-        scores, gone = block_scores([chunk.text[b.start : b.end] for b in tree], ctx.question), frozenset[int]()
-    else:
-        scores, gone = scored.scores, scored.gone
+    text, tree, scores, gone, own = _scored(chunk, ctx)
     if not scores.size or scores.max() <= 0:
         return None
-    keep = choose(chunk.text, tree, scores, limit, ctx.count_tokens, question=ctx.question, excluded=gone)
+    keep = choose(text, tree, scores, limit, ctx.count_tokens, question=ctx.question, excluded=gone)
     # A fragment without the block that matches the question best is the chunk's
     # periphery: it would spend the rest of the budget on what the chunk is not about.
     # Where that block alone is larger than the room left, the name it defines (its
@@ -176,20 +179,102 @@ def fit(chunk: Chunk, limit: int, ctx: Context, *, fit_min: int = 60, gap_marker
     # Where the text matches too, a markup line (``.. code-block:: python``) is not the
     # match: it names the kind of what follows, and a fragment matched only there is
     # periphery. (Where only markup matches, ``.. attribute:: username``, it is the name.)
-    not_content = [is_mark(chunk.text[b.start : b.end]) or j in gone for j, b in enumerate(tree)]
+    not_content = [is_mark(text[b.start : b.end]) or j in gone for j, b in enumerate(tree)]
     content = np.where(not_content, 0.0, scores)
     top = int(np.argmax(content if content.max() > 0 else scores))
     best = tree[top]
-    if top not in keep and not (best.label in keep and ctx.count_tokens(chunk.text[best.start : best.end]) > limit):
+    if top not in keep and not (best.label in keep and ctx.count_tokens(text[best.start : best.end]) > limit):
         return None
-    return _cut(chunk, write(chunk.text, tree, keep, gap_marker), ctx, "fitted")
+    new = write(text, tree, keep, gap_marker)
+    if new == chunk.text:
+        return None
+    # the blocks it holds are recorded for grow when they are blocks of the scored text
+    return _cut(chunk, new, ctx, "fitted", keep if own else None)
 
 
-def _cut(chunk: Chunk, text: str, ctx: Context, event: str) -> Chunk:
+def _scored(chunk: Chunk, ctx: Context) -> tuple[str, tuple[Block, ...], np.ndarray, frozenset[int], bool]:
+    """The blocks of ``chunk``'s text, their scores, the blocks it may not keep, and
+    whether the scores are the excerpt stage's (they score this very text), else the
+    chunk's blocks scored alone (a cut is cut again from its own text)."""
+    tree = structure(chunk.text)
+    scored = ctx.ledger[chunk.index].blocks
+    if scored is not None and scored.text == chunk.text:
+        return chunk.text, tree, scored.scores, scored.gone, True
+    scores = block_scores([chunk.text[b.start : b.end] for b in tree], ctx.question)
+    return chunk.text, tree, scores, frozenset(), False
+
+
+def _holds(scored: Blocks, tree: Sequence[Block], text: str, gap_marker: str) -> bool:
+    """Whether ``text`` is this stage's cut of the scored text, as the ledger records it
+    (not rewritten since by another stage)."""
+    return scored.kept is not None and write(scored.text, tree, list(scored.kept), gap_marker) == text
+
+
+def grow(chunk: Chunk, limit: int, ctx: Context, *, gap_marker: str = "[…]") -> Chunk | None:
+    """``chunk``, cut by this stage, with more of its own text back within ``limit`` tokens
+    of text, or ``None`` when nothing more fits (or the chunk is no cut of this stage).
+
+    Select calls this after it chose, with what the chosen chunks left of the budget: the
+    whole chunk comes back when it fits (``restored``), else the blocks beside the kept ones
+    (:func:`_grow`, ``widened``). So the window around a match is paid from the budget
+    no chunk could use, never by leaving a chunk out."""
+    scored = ctx.ledger[chunk.index].blocks
+    if scored is None or scored.kept is None or limit <= 0:
+        return None
+    text, count = scored.text, ctx.count_tokens
+    tree = structure(text)
+    if not _holds(scored, tree, chunk.text, gap_marker):
+        return None
+    keep = list(scored.kept)
+    rest = [j for j in range(len(tree)) if j not in scored.gone]
+    whole = text if len(rest) == len(tree) else write(text, tree, rest, gap_marker)
+    if count(whole) <= limit:
+        return _restored(chunk, whole, ctx, scored, rest)
+    cost = [count(text[b.start : b.end]) + 2 for b in tree]
+    scores = np.asarray(scored.scores, dtype=np.float64)
+    best = max(keep, key=lambda k: (scores[k], -k))
+    now = count(chunk.text)
+    cap = limit
+    for _ in range(3):  # the blocks' own counts estimate the written text's: check, and retry tighter
+        more = set(keep)
+        _grow(tree, text, more, scored.gone, cost=cost, used=now, cap=cap, best=best)
+        if len(more) == len(keep):
+            return None
+        new = write(text, tree, sorted(more), gap_marker)
+        over = count(new) - limit
+        if over <= 0:
+            return _cut(replace(chunk, text=text), new, ctx, "widened", sorted(more))
+        cap -= over
+    return None
+
+
+def _restored(chunk: Chunk, whole: str, ctx: Context, scored: Blocks, rest: list[int]) -> Chunk:
+    """``chunk`` whole again (``whole``: its text before the cut, less a rival entry): the
+    cut leaves the ledger when it was this stage's alone, and the offsets come back."""
+    ctx.note_cut(Excerpt.name, "restored", replace(chunk, text=scored.text), whole)
+    ledger = ctx.ledger
+    ledger.update(chunk.index, blocks=replace(scored, kept=None if whole == scored.text else tuple(rest)))
+    old = ledger[chunk.index].cut
+    if old is None or whole != scored.text:
+        return replace(chunk, text=whole)
+    by = tuple(b for b in old.by if b != "excerpt")
+    if by or old.spans is not None or old.injection_removed is not None:
+        ledger.update(chunk.index, cut=replace(old, by=by))
+        return replace(chunk, text=whole)
+    ledger.update(chunk.index, cut=None)
+    return replace(chunk, text=whole, start=old.source_span[0], end=old.source_span[1])
+
+
+def _cut(chunk: Chunk, text: str, ctx: Context, event: str, keep: Sequence[int] | None = None) -> Chunk:
     """``chunk`` with ``text`` in place of its own, the cut noted in the report; the
-    offsets go to the ledger's ``cut.source_span`` (kept from an earlier cut)."""
+    offsets go to the ledger's ``cut.source_span`` (kept from an earlier cut), and
+    ``keep`` (the blocks of the scored text that ``text`` holds) to its block record."""
     ctx.note_cut(Excerpt.name, event, chunk, text)
-    ctx.ledger.cut(chunk, "excerpt", keep_span=True)
+    ledger = ctx.ledger
+    ledger.cut(chunk, "excerpt", keep_span=True)
+    scored = ledger[chunk.index].blocks
+    if scored is not None:
+        ledger.update(chunk.index, blocks=replace(scored, kept=None if keep is None else tuple(keep)))
     return replace(chunk, text=text, start=None, end=None)
 
 
@@ -237,6 +322,7 @@ def choose(
     *,
     question: str | None = None,
     excluded: frozenset[int] = frozenset(),
+    window: bool = True,
 ) -> list[int] | None:
     """Indices of the blocks to keep within ``cap`` tokens, or ``None`` to leave the chunk whole.
 
@@ -280,7 +366,7 @@ def choose(
         if used + extra <= cap:
             keep |= group
             used += extra
-    if keep:
+    if keep and window:
         best = max(keep, key=lambda k: (ctx_score[k], -k))
         _grow(tree, text, keep, excluded, cost=cost, used=used, cap=cap, best=best)
     if not keep or len(keep) == len(tree):

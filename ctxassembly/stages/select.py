@@ -6,7 +6,9 @@ that does not fit is skipped and the next one tried (skip, not break): a small c
 further down can still fill the space. ``reserve`` keeps tokens back for the rest of
 the prompt (system prompt, question, answer). With a ``fit`` function, a chunk that does
 not fit whole is cut to what is left (its best-matching blocks), so a tight budget is not
-left a quarter empty.
+left a quarter empty. With a ``grow`` function, what the chosen chunks leave of the budget
+then goes back to the cut ones, best-ranked first (more of their own text, or all of it):
+a cut is only as deep as the budget forces, and growing a cut never leaves a chunk out.
 """
 
 from __future__ import annotations
@@ -38,6 +40,9 @@ class Select(StageBase):
     :param fit: ``(chunk, tokens, ctx) -> cut chunk | None``: a chunk that does not fit
         whole is cut to what is left of the budget (the assembler passes
         :meth:`~ctxassembly.stages.excerpt.Excerpt.fit`); ``None``: whole chunks only.
+    :param grow: ``(chunk, tokens, ctx) -> grown chunk | None``: after the choice, a cut chunk
+        gets back more of its text within ``tokens`` (the assembler passes
+        :meth:`~ctxassembly.stages.excerpt.Excerpt.grower`); ``None``: cuts stay as they are.
     :param fit_tries: at most this many chunks per call are offered to ``fit`` (in rank
         order): a chunk far down the ranking is not worth a fragment.
     :raises ConfigError: a negative reserve or a cap below 1.
@@ -45,7 +50,8 @@ class Select(StageBase):
 
     name = "select"
     reads = frozenset({"version", "status_note", "blocks"})  # the shown status (render), fit's block scores
-    writes = frozenset({"selection", "cut"})  # cut: a chunk fit cuts to the room left
+    # cut, blocks: a chunk fit cuts to the room left, or grow gives more of its text back
+    writes = frozenset({"selection", "cut", "blocks"})
 
     def __init__(
         self,
@@ -57,6 +63,7 @@ class Select(StageBase):
         cost: Callable[[Chunk, Context], int] | None = None,
         fit: Callable[[Chunk, int, Context], Chunk | None] | None = None,
         fit_tries: int = 3,
+        grow: Callable[[Chunk, int, Context], Chunk | None] | None = None,
     ) -> None:
         if reserve < 0:
             raise ConfigError(f"reserve must be >= 0 tokens, got {reserve!r}")
@@ -69,11 +76,12 @@ class Select(StageBase):
         self.cost = cost
         self.fit = fit
         self.fit_tries = fit_tries
+        self.grow = grow
 
     def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
         available = ctx.budget - self.reserve
         per_doc: Counter[str] = Counter()
-        out, used, overflow, tries = [], 0, 0, 0
+        out, costs, used, overflow, tries = [], [], 0, 0, 0
         # a cheap lower bound on a text's tokens, when the tokenizer has one (tokens.letter_runs)
         at_least = ctx.count_tokens.lower_bound
         for candidate in chunks:
@@ -110,9 +118,33 @@ class Select(StageBase):
             used += cost
             per_doc[doc] += 1
             out.append(c)
+            costs.append(cost)
+        if self.grow is not None and self.cost is None:
+            used = self._grown(out, costs, available - used, ctx) + used
         # what the horizon reads to tell a full selection from a starved one
         ctx.ledger.update_call(selection=Selection(tokens=used, available=available, overflow=overflow))
         return out
+
+    def _grown(self, out: list[Chunk], costs: list[int], room: int, ctx: Context) -> int:
+        """Give ``room`` tokens back to the cut chunks of ``out`` (in place), best-ranked
+        first; the tokens spent."""
+        assert self.grow is not None
+        spent = 0
+        for k, c in enumerate(out):
+            if room - spent <= 0:
+                break
+            body = self.render(c, _status(ctx, c))[1] if self.render is not None else c.text
+            frame = costs[k] - ctx.count_tokens(body)
+            grown = self.grow(c, costs[k] + room - spent - frame, ctx)
+            if grown is None:
+                continue
+            h, b, t = self.render(grown, _status(ctx, grown)) if self.render is not None else ("", grown.text, "")
+            cost = ctx.count_tokens(h) + ctx.count_tokens(b) + ctx.count_tokens(t) + self.separator_tokens
+            if cost - costs[k] > room - spent:
+                continue
+            spent += cost - costs[k]
+            out[k], costs[k] = grown, cost
+        return spent
 
     def _fitted(self, c: Chunk, remaining: int, ctx: Context) -> tuple[Chunk, int] | None:
         """``c`` cut (by ``fit``) to what is left of the budget, with its cost, or ``None``."""
