@@ -112,7 +112,9 @@ def test_starved_reads_what_select_left():
     ctx.ledger.update_call(selection=Selection(tokens=990, available=1000, overflow=2))
     assert not h.starved(ctx)  # full to within the slack, and the budget was what stopped select
     ctx.ledger.update_call(selection=Selection(tokens=990, available=1000, overflow=0))
-    assert h.starved(ctx)  # select took all it was offered: the head ran dry
+    assert not h.starved(ctx)  # select took all it was offered, but the budget is full to within the slack
+    ctx.ledger.update_call(selection=Selection(tokens=850, available=1000, overflow=0))
+    assert h.starved(ctx)  # select took all it was offered and 15% is left: the head ran dry
     ctx.ledger.update_call(selection=Selection(tokens=500, available=1000, overflow=3))
     assert h.starved(ctx)  # half the budget unspent
     ctx.ledger.update_call(horizon_cut=100)
@@ -255,3 +257,21 @@ def test_a_target_absent_from_every_candidate_warns_once_after_reading_them_all(
     assert res.report.ledger.call.target_unseen is None  # the last pass read them all
     with pytest.raises(AbsentVersionError):
         Assembler(absent_version="error").run("q", cands, budget=300, target_version="3.0")
+
+
+def test_the_depth_runs_dry_only_when_select_took_everything_and_budget_is_left():
+    d, ctx = Depth(), context()
+    ctx.ledger.update_call(depth_total=500, depth_cut=100)
+    assert not d.starved(ctx)  # no select ran
+    ctx.ledger.update_call(selection=Selection(tokens=500, available=1000, overflow=3))
+    assert not d.starved(ctx)  # chunks did not fit: there were chunks enough
+    ctx.ledger.update_call(selection=Selection(tokens=950, available=1000, overflow=0))
+    assert not d.starved(ctx)  # everything taken, and the budget full to within the slack
+    ctx.ledger.update_call(selection=Selection(tokens=500, available=1000, overflow=0))
+    assert d.starved(ctx)  # everything taken and half the budget left: read deeper
+    ctx.ledger.update_call(depth_cut=500)
+    assert not d.starved(ctx)  # nothing is left to read
+    ctx.ledger.update_call(
+        depth_cut=100, selection=Selection(tokens=990, available=1000, overflow=4), target_unseen="9.0"
+    )
+    assert d.starved(ctx)  # the target asked for is not within the depth

@@ -96,9 +96,9 @@ class Horizon(StageBase):
         return chunks[:cut]
 
     def starved(self, ctx: Context) -> bool:
-        """True when the last pass left the budget unspent for want of chunks: select
-        kept every chunk it was offered, or left more than ``slack`` of its budget, while
-        chunks wait beyond the horizon."""
+        """True when the last pass left more than ``slack`` of the budget unspent while
+        chunks wait beyond the horizon (a selection full to within the slack is full, even
+        when select kept every chunk it was offered: more chunks could only fill crumbs)."""
         state = ctx.ledger.call
         selection = state.selection
         total = state.horizon_total or 0
@@ -121,23 +121,28 @@ class Depth(StageBase):
     :param depth: how many budgets of (estimated) text are read.
     :param min_chunks: never fewer chunks than this are read.
     :param chars_per_token: the size estimate's characters per token.
-    :raises ConfigError: a depth below 1, a min_chunks below 1 or a non-positive
-        chars_per_token.
+    :param slack: the pass ran dry when select kept every chunk it was offered and left
+        more than this share of the budget unspent.
+    :raises ConfigError: a depth below 1, a min_chunks below 1, a non-positive
+        chars_per_token or a slack outside [0, 1).
     """
 
     name = "depth"
     reads = frozenset({"widened", "selection", "target_unseen"})
     writes = frozenset({"depth_total", "depth_cut"})
 
-    def __init__(self, depth: float = 16.0, *, min_chunks: int = 100, chars_per_token: float = 4.0) -> None:
+    def __init__(
+        self, depth: float = 16.0, *, min_chunks: int = 100, chars_per_token: float = 4.0, slack: float = 0.1
+    ) -> None:
         if isinstance(depth, bool) or not isinstance(depth, (int, float)) or not depth >= 1:
             raise ConfigError(
                 f"depth must be a number of budgets >= 1 (or None to read every candidate), got {depth!r}"
             )
-        Horizon(min_chunks=min_chunks, chars_per_token=chars_per_token)  # the same checks
+        Horizon(min_chunks=min_chunks, chars_per_token=chars_per_token, slack=slack)  # the same checks
         self.depth = float(depth)
         self.min_chunks = min_chunks
         self.chars_per_token = chars_per_token
+        self.slack = slack
 
     def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
         scale = 2**ctx.ledger.call.widened
@@ -165,9 +170,9 @@ class Depth(StageBase):
 
     def starved(self, ctx: Context) -> bool:
         """True when candidates wait beyond the depth and the last pass either ran out of
-        chunks (select kept every chunk it was offered with budget to spare; a pass whose
-        chunks did not all fit has chunks enough: the next ones down the ranking would only
-        fill its crumbs) or found no chunk of the target version the caller or the
+        chunks (select kept every chunk it was offered and left more than ``slack`` of the
+        budget; a pass whose chunks did not all fit has chunks enough: the next ones down
+        the ranking would only fill its crumbs) or found no chunk of the target version the caller or the
         question asked for (the version stage's ``target_unseen``: it warns only once
         everything is read)."""
         state = ctx.ledger.call
@@ -176,15 +181,12 @@ class Depth(StageBase):
         if cut >= total:
             return False
         selection = state.selection
-        ran_dry = selection is not None and selection.overflow == 0 and selection.tokens < selection.available
+        ran_dry = selection is not None and selection.overflow == 0 and _starved(selection, self.slack)
         return state.target_unseen is not None or ran_dry
 
 
 def _starved(selection: Selection | None, slack: float) -> bool:
-    """Select kept every chunk it was offered, or left more than ``slack`` of its budget."""
+    """Select left more than ``slack`` of its budget unspent."""
     if selection is None:
         return False
-    left = selection.available - selection.tokens
-    if left <= 0:
-        return False
-    return selection.overflow == 0 or left > slack * selection.available
+    return selection.available - selection.tokens > slack * selection.available
