@@ -136,8 +136,9 @@ def losers(
         # between two versions of one entry
         line = "" if name is None else texts[t][tree[name].start : tree[name].end].strip().split("\n", 1)[0]
         names[k] = _DIGITS.sub("#", " ".join(line.split())) or None
-        sents[k] = _sentences(texts[t][tree[j].start : tree[j].end])
-    lengths = {k: {len(x) for x in sents[k]} for k in strong}
+        if names[k] is not None:  # a block of no entry is nobody's rival: its sentences are never read
+            sents[k] = _sentences(texts[t][tree[j].start : tree[j].end])
+    lengths = {k: {len(x) for x in ss} for k, ss in sents.items()}
     out: dict[Address, Address] = {}
     for n, a in enumerate(strong):
         if names[a] is None or not lengths[a]:

@@ -16,7 +16,7 @@ The finer units that are never cut (sentences, items, code, tables, directives) 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 
 __all__ = [
@@ -260,13 +260,18 @@ def structure(text: str) -> tuple[Block, ...]:
         ):
             labels[i] = i - 1
     values = {v: k for k, v in labels.items()}
-    return tuple(
-        replace(
-            blk,
-            first_child=firsts.get(i),
-            marks=tuple(marks.get(i, ())),
-            label=labels.get(i),
-            value=values.get(i),
+    return tuple(  # built whole (dataclasses.replace costs as much again, per block)
+        Block(
+            blk.start,
+            blk.end,
+            blk.indent,
+            blk.is_heading,
+            blk.owner,
+            blk.heading,
+            firsts.get(i),
+            tuple(marks.get(i, ())),
+            labels.get(i),
+            values.get(i),
         )
         for i, blk in enumerate(out)
     )
