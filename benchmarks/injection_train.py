@@ -41,7 +41,7 @@ from sklearn.linear_model import LogisticRegression
 
 from ctxassembly.jsonl import read_jsonl
 from ctxassembly.text.injection import find_injections
-from ctxassembly.text.injection_model import DIM, SIGNALS, TARGET_FALSE_FLAGS, LinearModel, featurize
+from ctxassembly.text.injection_model import DIM, TARGET_FALSE_FLAGS, LinearModel, featurize, text_signals
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "ctxassembly" / "data" / "injection_model.npz"
@@ -53,6 +53,8 @@ C = 1.0
 
 
 def matrix(texts: list[str]) -> sparse.csr_matrix:
+    """One row per text: its n-gram counts over the square root of their number, then the
+    signals (the rules' verdict, the concepts), the text read as one sentence."""
     rows, cols, vals = [], [], []
     for i, text in enumerate(texts):
         _, ids = featurize(text)
@@ -61,12 +63,11 @@ def matrix(texts: list[str]) -> sparse.csr_matrix:
             rows.append(np.full(uniq.size, i))
             cols.append(uniq)
             vals.append(counts / np.sqrt(ids.size))
-        rows.append(np.array([i]))
-        cols.append(np.array([DIM]))
-        vals.append(np.array([1.0 if find_injections(text) else 0.0]))
-    return sparse.csr_matrix(
-        (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(len(texts), DIM + len(SIGNALS))
+    grams = sparse.csr_matrix(
+        (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(len(texts), DIM)
     )
+    sig = text_signals(texts, [bool(find_injections(t)) for t in texts])
+    return sparse.hstack([grams, sparse.csr_matrix(sig)], format="csr")
 
 
 def fit(x: sparse.csr_matrix, y: np.ndarray) -> LinearModel:
@@ -90,14 +91,39 @@ def held_out_chunks() -> dict[str, list[str]]:
 
 
 def choose_threshold(model: LinearModel, corpora: dict[str, list[str]], target: float) -> float:
-    """The lowest threshold at which no corpus has more than ``target`` of its chunks flagged."""
-    cut = 0.5
+    """The lowest threshold at which no corpus has more than ``target`` of its chunks
+    flagged (the positives weigh more than the negatives in training, so the model's 0.5
+    is no natural cut: the threshold may lie below it)."""
+    cut = 0.05
     for texts in corpora.values():
         p = np.sort(model.probabilities(texts))[::-1]
         allowed = int(target * len(texts))
         cut = max(cut, float(p[allowed]) + 1e-6 if allowed < len(p) else cut)
     return min(cut, 0.999)
 
+
+_MARKUP = ("html_comment", "md_comment", "alt_text", "link_title", "hidden_html", "code_comment", "rst_comment")
+
+
+def _style(row: dict[str, str]) -> tuple[str, str]:
+    shape, _, channel = row.get("style", "").partition("/")
+    return shape, channel
+
+
+#: shapes and channels, each a group a model is trained without (the blind set's kinds)
+SHAPE_GROUPS = {
+    "polite": lambda r: _style(r)[0] == "polite",
+    "passive": lambda r: _style(r)[0] == "passive",
+    "third person": lambda r: _style(r)[0] == "third_person",
+    "split over two sentences": lambda r: _style(r)[0] == "split",
+    "conditional": lambda r: _style(r)[0] == "conditional",
+    "other languages": lambda r: r.get("lang", "en") != "en",
+    "markup channels": lambda r: _style(r)[1] in _MARKUP or _style(r)[0] == "comment",
+    "tool and transcript": lambda r: (
+        _style(r)[1] in ("tool", "transcript") or _style(r)[0] in ("tool", "transcript", "fence")
+    ),
+    "encodings": lambda r: _style(r)[0] in ("encoded", "split_words"),
+}
 
 PLACES = {
     "end": lambda host, p: f"{host.rstrip()} {p}",
@@ -153,12 +179,14 @@ def main(argv: list[str] | None = None) -> int:  # noqa: PLR0915 (a report, read
     )
     ap.add_argument("--corpus", action="append", type=Path, default=[], help="another corpus for false flags")
     ap.add_argument("--no-lofo", action="store_true")
+    ap.add_argument("--shapes", action="store_true", help="also the leave-one-shape-out table")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     rows = build()
     texts = [r["text"] for r in rows]
     y = np.array([r["family"] != "benign" for r in rows], dtype=np.int64)
     fam = np.array([r["family"] for r in rows])
+    first = np.array([r.get("batch") == "first" for r in rows])
     x = matrix(texts)
     corpora = held_out_chunks()
     hosts = [t for t in corpora["pytest"] if 300 <= len(t) <= 1500]
@@ -167,28 +195,52 @@ def main(argv: list[str] | None = None) -> int:  # noqa: PLR0915 (a report, read
 
     if not args.no_lofo:
         print(
-            "\nleave-one-family-out: payloads of the held-out family planted in real chunks (end, paragraph, "
-            "after a heading), share removed"
+            "\nleave-one-family-out: trained without a family (every batch of it), judged on its payloads "
+            "planted in real chunks (end, paragraph, after a heading), share removed; `first` = the family's "
+            "first-written payloads (the set the earlier model was judged on), `all` = with the composed ones"
         )
-        print("| held-out family | payloads | rules | model | rules + model |")
-        print("|---|---:|---:|---:|---:|")
-        total = Counter[str]()
-        n_total = 0
+        print("| held-out family | first | rules | model | rules + model | all | rules | model | rules + model |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+        totals = {"first": Counter[str](), "all": Counter[str]()}
         for family in FAMILIES:
             train = fam != family
             model = fit(x[train], y[train])
             model = LinearModel(
                 model.weights, model.signal_weights, model.bias, choose_threshold(model, corpora, args.target)
             )
-            payloads = [t for t, f in zip(texts, fam, strict=True) if f == family]
-            rec = planted_recall(model, payloads, hosts)
-            n_total += len(payloads)
-            total.update({k: v * len(payloads) for k, v in rec.items()})
-            print(f"| {family} | {len(payloads)} | {rec['rules']:.1%} | {rec['model']:.1%} | {rec['both']:.1%} |")
+            cells = [family]
+            for name, sel in (("first", first), ("all", np.ones(len(texts), dtype=bool))):
+                payloads = [t for t, f, s in zip(texts, fam, sel, strict=True) if f == family and s]
+                rec = planted_recall(model, payloads, hosts)
+                totals[name].update({"n": len(payloads), **{k: v * len(payloads) for k, v in rec.items()}})
+                cells += [str(len(payloads)), f"{rec['rules']:.1%}", f"{rec['model']:.1%}", f"{rec['both']:.1%}"]
+            print("| " + " | ".join(cells) + " |", flush=True)
+        cells = ["all"]
+        for name in ("first", "all"):
+            t = totals[name]
+            cells += [str(t["n"])] + [f"{t[k] / t['n']:.1%}" for k in ("rules", "model", "both")]
+        print("| " + " | ".join(cells) + " |")
+
+    if args.shapes:
         print(
-            f"| all | {n_total} | {total['rules'] / n_total:.1%} | {total['model'] / n_total:.1%} | "
-            f"{total['both'] / n_total:.1%} |"
+            "\nleave-one-shape-out: trained without every payload of a shape or channel (all families), "
+            "judged on them (at most 400 of each, planted as above), share removed"
         )
+        print("| held-out shape | payloads | rules | model | rules + model |")
+        print("|---|---:|---:|---:|---:|")
+        for shape, test in SHAPE_GROUPS.items():
+            held = np.array([bool(y[i]) and test(rows[i]) for i in range(len(rows))])
+            model = fit(x[~held], y[~held])
+            model = LinearModel(
+                model.weights, model.signal_weights, model.bias, choose_threshold(model, corpora, args.target)
+            )
+            payloads = [texts[i] for i in np.flatnonzero(held)]
+            payloads = random.Random(1).sample(payloads, min(400, len(payloads)))
+            rec = planted_recall(model, payloads, hosts)
+            print(
+                f"| {shape} | {len(payloads)} | {rec['rules']:.1%} | {rec['model']:.1%} | {rec['both']:.1%} |",
+                flush=True,
+            )
 
     model = fit(x, y)
     model = LinearModel(model.weights, model.signal_weights, model.bias, choose_threshold(model, corpora, args.target))
