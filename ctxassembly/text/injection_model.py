@@ -56,7 +56,7 @@ DIM = 1 << _BITS
 #: the character n-gram lengths
 NGRAMS = (3, 4, 5)
 _CACHE_SIZE = 16384  # texts whose spans are kept (the rules' cache holds as many)
-#: fewer words than this are never flagged by the model: an instruction needs a verb and
+#: fewer words (starting with a letter) than this are never flagged by the model: an instruction needs a verb and
 #: what it acts on, and a fragment (a reST label, a bullet of one literal, a heading) has
 #: too few n-grams for its score to mean anything
 MIN_WORDS = 5
@@ -65,9 +65,11 @@ TARGET_FALSE_FLAGS = 0.001
 _MULT = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: the top bits of h * MULT
 _BASE = np.uint64(1_000_003)
 _SPACE = 32
-# ASCII: letters and digits lower-cased, everything else a space (non-ASCII code points stay)
+# ASCII: letters and digits lower-cased, the underscore kept (an identifier such as
+# ``this_is_very_long`` is one word of code, not a sentence of prose), everything else a
+# space (non-ASCII code points stay)
 _ASCII = np.array(
-    [c + 32 if 65 <= c <= 90 else c if (48 <= c <= 57 or 97 <= c <= 122) else _SPACE for c in range(128)],
+    [c + 32 if 65 <= c <= 90 else c if (48 <= c <= 57 or 97 <= c <= 122 or c == 95) else _SPACE for c in range(128)],
     dtype=np.uint64,
 )
 # between the texts of a batch, and around each: as many line breaks as the longest n-gram
@@ -321,6 +323,14 @@ class LinearModel:
         default_factory=dict, compare=False, repr=False
     )
 
+    def __post_init__(self) -> None:
+        if self.weights.shape != (DIM,):
+            raise ValueError(f"weights: expected {DIM} (one per hashed n-gram), got {self.weights.size}")
+        if self.signal_weights.shape != (len(SIGNALS),):
+            raise ValueError(
+                f"signal_weights: expected {len(SIGNALS)} (one per signal), got {self.signal_weights.size}"
+            )
+
     def __reduce__(self) -> tuple[object, tuple[object, ...]]:
         # the shipped model travels as a reference to itself (an assembler pickles small),
         # any other as its weights; the span cache never travels
@@ -372,9 +382,12 @@ class LinearModel:
             total[:m] += self.weights[ids] * keep
             count[:m] += keep
         t, n = np.add.reduceat(total, first), np.add.reduceat(count, first)
+        # words that start with a letter: a run of version numbers or a table of figures is
+        # no sentence, however many "words" it has
+        letter = (codes != _SPACE) & ((codes < 48) | (codes > 57))
         word_start = np.zeros(raw.size, dtype=np.float32)
-        word_start[0] = codes[0] != _SPACE
-        word_start[1:] = (codes[1:] != _SPACE) & (codes[:-1] == _SPACE)
+        word_start[0] = letter[0]
+        word_start[1:] = letter[1:] & (codes[:-1] == _SPACE)
         words = np.add.reduceat(word_start, first)
         rules = _rule_rows(first, np.cumsum(starts) - 1, rule_spans)
         held = _concepts(codes, first)
