@@ -9,11 +9,18 @@ the rule classes (``override``, ``authority``, ``exfiltration``, ``role_marker``
 ``hidden``, ``answer_forcing``, ``addressed``): leave-one-family-out trains without one
 and tests on it, the figure for payloads of a shape nobody wrote.
 
-Negatives: real documentation sentences — every sentence of the dev corpora
-(``benchmarks/data/*/corpus.jsonl.xz``) that talks about prompts, passwords, tokens,
-instructions, warnings, "ignore", "system", "assistant" and the like, plus a sample of the
-others, and the docstrings and READMEs of installed packages (LLM libraries among them:
-text about prompts and models that no rule was written from).
+The composed payloads (``composed``): a family's intents (verb phrases) x shapes x
+channels (HTML and Markdown comments, alt text, link titles, hidden HTML, code and reST
+comments, tool results, transcripts) x languages, with benign twins: what documentation
+tells its reader to do, and what documentation of LLM tools says about models, in the
+same shapes and channels.
+
+Negatives: real documentation sentences — every sentence of the training half of the
+four dev corpora (``benchmarks/data/*/corpus.jsonl.xz``) that talks about prompts,
+passwords, tokens, instructions, warnings, "ignore", "system", "assistant" and the like,
+plus a sample of the others, and the docstrings and Markdown/reST files of installed
+packages (LLM libraries among them: text about prompts and models that no rule was
+written from).
 
     python benchmarks/injection_data.py --out /tmp/injection_set.jsonl   # writes the set
 """

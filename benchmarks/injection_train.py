@@ -2,24 +2,27 @@
 
 The labelled set comes from ``injection_data.py``. Features: the hashed character
 n-grams of :mod:`ctxassembly.text.injection_model` (counts over the square root of their
-number) and the rules' verdict on the text. A logistic regression (scikit-learn, a dev
-dependency: inference needs numpy only) learns the weights.
+number), the rules' verdict on the text and the intent signals (conjunctions of word
+concepts). A logistic regression (scikit-learn, a dev dependency: inference needs numpy
+only) learns the weights.
 
-The threshold is chosen on the held-out half of each dev corpus (chunks the negatives
-were not taken from): the lowest probability at which the model flags at most
-``--target`` of the chunks of every corpus (the model flags a chunk when a sentence, or
-two neighbouring sentences, reach it).
+The threshold is the lowest probability at which the model flags at most ``--target``
+of the chunks of the held-out half of each dev corpus (chunks the negatives were not
+taken from) and at most :data:`BAR` (0.2%, the acceptance bar) of all the chunks of each
+(the model flags a chunk when a sentence, or two neighbouring sentences, reach it).
 
 Leave-one-family-out: for each family, a model trained without it (its threshold chosen
 the same way) is judged on it: each payload planted in a real chunk (glued to its end,
 as its own paragraph, after a heading) counts as removed when no five-word run of it
-survives the cut of rules and model. Rules alone, model alone, both.
+survives the cut of rules and model. Rules alone, model alone, both; on the family's
+first-written payloads and on all of them. ``--shapes``: the same with a shape or channel
+left out (every family's payloads of that shape) instead of a family.
 
 False flags of the final model (chunks flagged by the rules or the model): every chunk
 of every dev corpus (``--corpus`` adds one, e.g. a corpus kept outside the project) and
 the READMEs of the installed distributions.
 
-    python benchmarks/injection_train.py [--write] [--corpus PATH ...]
+    python benchmarks/injection_train.py [--write] [--shapes] [--corpus PATH ...]
 
 ``--write`` saves the final model to ``ctxassembly/data/injection_model.npz``.
 """
