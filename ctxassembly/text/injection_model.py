@@ -168,7 +168,7 @@ def _fold(code: int) -> int:
 
 
 def _raw(text: str) -> npt.NDArray[np.uint32]:
-    return np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
 
 
 def _grams(cp: npt.NDArray[np.uint64]) -> list[tuple[int, npt.NDArray[np.bool_], npt.NDArray[np.int64]]]:

@@ -227,3 +227,12 @@ def test_weights_of_another_shape_are_an_error_naming_the_field():
         LinearModel(np.zeros(DIM, np.float32), np.array([1.0], np.float32), 0.0, 0.5)
     with pytest.raises(ValueError, match=r"weights: expected 262144 \(one per hashed n-gram\), got 3"):
         LinearModel(np.zeros(3, np.float32), np.zeros(len(SIGNALS), np.float32), 0.0, 0.5)
+
+
+def test_a_lone_surrogate_in_a_text_or_a_label_is_a_space_not_a_failure():
+    model = builtin()
+    assert model.spans_many(["The cache \ud800 stores results."]) == [()]
+    [c] = chunks({"id": "a", "text": "The cache \ud800 stores results.", "title": "Cache \udfff setup"})
+    [out] = Safety(model=model).run([c], context())
+    assert out.title == "Cache \udfff setup"
+    assert featurize("a\ud800b")[0].max() < 3
