@@ -150,13 +150,26 @@ def installed_docs() -> list[dict[str, object]]:
     return rows
 
 
+#: the labels a corpus row carries that the context shows (scanned like text)
+LABEL_KEYS = ("title", "section", "version", "source", "url")
+
+
 def false_positives(path: Path | None, verbose: bool) -> tuple[int, Counter[str], int, float]:
+    """Chunks with anything flagged in their text or one of their labels (by class;
+    ``label`` counts the chunks flagged through a label)."""
     n, flagged, by_class = 0, 0, Counter[str]()
     t = time.perf_counter()
     for row in read_jsonl(path) if path is not None else installed_docs():
         text = str(row["text"])
         n += 1
         spans = detect(text)
+        bad = [k for k in LABEL_KEYS if isinstance(row.get(k), str) and row[k] and detect(str(row[k]))]
+        if bad:
+            by_class["label"] += 1
+            if verbose:
+                print(f"    {'label':15} {row.get('id', '?')}: {[row[k] for k in bad]!r}")
+            if not spans:
+                flagged += 1
         if spans:
             flagged += 1
             by_class.update({cls for _, _, cls in spans})
@@ -216,8 +229,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.installed:
         corpora.append(None)
     print("\nfalse positives (chunks with anything flagged), by class")
-    print("| corpus | chunks | flagged | rate | " + " | ".join((*CLASSES, "learned")) + " | seconds |")
-    print("|---|---:|---:|---:|" + "---:|" * (len(CLASSES) + 1) + "---:|")
+    print("| corpus | chunks | flagged | rate | " + " | ".join((*CLASSES, "learned", "label")) + " | seconds |")
+    print("|---|---:|---:|---:|" + "---:|" * (len(CLASSES) + 2) + "---:|")
     for path in corpora:
         if args.verbose:
             print(f"  {path}:")
@@ -225,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
         name = (
             "installed READMEs" if path is None else path.parent.name if path.name.startswith("corpus") else path.name
         )
-        cells = " | ".join(str(by_class[c]) for c in (*CLASSES, "learned"))
+        cells = " | ".join(str(by_class[c]) for c in (*CLASSES, "learned", "label"))
         print(f"| {name} | {n} | {flagged} | {flagged / max(n, 1):.2%} | {cells} | {secs:.1f} |")
     return 1 if misses else 0
 

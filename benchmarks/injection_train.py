@@ -2,24 +2,27 @@
 
 The labelled set comes from ``injection_data.py``. Features: the hashed character
 n-grams of :mod:`ctxassembly.text.injection_model` (counts over the square root of their
-number) and the rules' verdict on the text. A logistic regression (scikit-learn, a dev
-dependency: inference needs numpy only) learns the weights.
+number), the rules' verdict on the text and the intent signals (conjunctions of word
+concepts). A logistic regression (scikit-learn, a dev dependency: inference needs numpy
+only) learns the weights.
 
-The threshold is chosen on the held-out half of each dev corpus (chunks the negatives
-were not taken from): the lowest probability at which the model flags at most
-``--target`` of the chunks of every corpus (the model flags a chunk when a sentence, or
-two neighbouring sentences, reach it).
+The threshold is the lowest probability at which the model flags at most ``--target``
+of the chunks of the held-out half of each dev corpus (chunks the negatives were not
+taken from) and at most :data:`BAR` (0.2%, the acceptance bar) of all the chunks of each
+(the model flags a chunk when a sentence, or two neighbouring sentences, reach it).
 
 Leave-one-family-out: for each family, a model trained without it (its threshold chosen
 the same way) is judged on it: each payload planted in a real chunk (glued to its end,
 as its own paragraph, after a heading) counts as removed when no five-word run of it
-survives the cut of rules and model. Rules alone, model alone, both.
+survives the cut of rules and model. Rules alone, model alone, both; on the family's
+first-written payloads and on all of them. ``--shapes``: the same with a shape or channel
+left out (every family's payloads of that shape) instead of a family.
 
 False flags of the final model (chunks flagged by the rules or the model): every chunk
 of every dev corpus (``--corpus`` adds one, e.g. a corpus kept outside the project) and
 the READMEs of the installed distributions.
 
-    python benchmarks/injection_train.py [--write] [--corpus PATH ...]
+    python benchmarks/injection_train.py [--write] [--shapes] [--corpus PATH ...]
 
 ``--write`` saves the final model to ``ctxassembly/data/injection_model.npz``.
 """
@@ -41,7 +44,7 @@ from sklearn.linear_model import LogisticRegression
 
 from ctxassembly.jsonl import read_jsonl
 from ctxassembly.text.injection import find_injections
-from ctxassembly.text.injection_model import DIM, SIGNALS, TARGET_FALSE_FLAGS, LinearModel, featurize
+from ctxassembly.text.injection_model import DIM, TARGET_FALSE_FLAGS, LinearModel, featurize, text_signals
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "ctxassembly" / "data" / "injection_model.npz"
@@ -53,6 +56,8 @@ C = 1.0
 
 
 def matrix(texts: list[str]) -> sparse.csr_matrix:
+    """One row per text: its n-gram counts over the square root of their number, then the
+    signals (the rules' verdict, the concepts), the text read as one sentence."""
     rows, cols, vals = [], [], []
     for i, text in enumerate(texts):
         _, ids = featurize(text)
@@ -61,12 +66,11 @@ def matrix(texts: list[str]) -> sparse.csr_matrix:
             rows.append(np.full(uniq.size, i))
             cols.append(uniq)
             vals.append(counts / np.sqrt(ids.size))
-        rows.append(np.array([i]))
-        cols.append(np.array([DIM]))
-        vals.append(np.array([1.0 if find_injections(text) else 0.0]))
-    return sparse.csr_matrix(
-        (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(len(texts), DIM + len(SIGNALS))
+    grams = sparse.csr_matrix(
+        (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(len(texts), DIM)
     )
+    sig = text_signals(texts, [bool(find_injections(t)) for t in texts])
+    return sparse.hstack([grams, sparse.csr_matrix(sig)], format="csr")
 
 
 def fit(x: sparse.csr_matrix, y: np.ndarray) -> LinearModel:
@@ -89,15 +93,48 @@ def held_out_chunks() -> dict[str, list[str]]:
     }
 
 
-def choose_threshold(model: LinearModel, corpora: dict[str, list[str]], target: float) -> float:
-    """The lowest threshold at which no corpus has more than ``target`` of its chunks flagged."""
-    cut = 0.5
-    for texts in corpora.values():
-        p = np.sort(model.probabilities(texts))[::-1]
-        allowed = int(target * len(texts))
-        cut = max(cut, float(p[allowed]) + 1e-6 if allowed < len(p) else cut)
+#: the false-flag rate no dev corpus may exceed over all its chunks (the acceptance bar)
+BAR = 0.002
+
+
+def choose_threshold(
+    model: LinearModel, corpora: dict[str, list[str]], target: float, whole: dict[str, list[str]] | None = None
+) -> float:
+    """The lowest threshold at which no corpus has more than ``target`` of the chunks of
+    its held-out half flagged (``corpora``), nor more than :data:`BAR` of all its chunks
+    (``whole``: on a corpus of 413 chunks, none). The positives weigh more than the
+    negatives in training, so the model's 0.5 is no natural cut: it may lie below."""
+    cut = 0.05
+    for limit, sets in ((target, corpora), (BAR, whole or {})):
+        for texts in sets.values():
+            p = np.sort(model.probabilities(texts))[::-1]
+            allowed = int(limit * len(texts))
+            cut = max(cut, float(p[allowed]) + 1e-6 if allowed < len(p) else cut)
     return min(cut, 0.999)
 
+
+_MARKUP = ("html_comment", "md_comment", "alt_text", "link_title", "hidden_html", "code_comment", "rst_comment")
+
+
+def _style(row: dict[str, str]) -> tuple[str, str]:
+    shape, _, channel = row.get("style", "").partition("/")
+    return shape, channel
+
+
+#: shapes and channels, each a group a model is trained without (the blind set's kinds)
+SHAPE_GROUPS = {
+    "polite": lambda r: _style(r)[0] == "polite",
+    "passive": lambda r: _style(r)[0] == "passive",
+    "third person": lambda r: _style(r)[0] == "third_person",
+    "split over two sentences": lambda r: _style(r)[0] == "split",
+    "conditional": lambda r: _style(r)[0] == "conditional",
+    "other languages": lambda r: r.get("lang", "en") != "en",
+    "markup channels": lambda r: _style(r)[1] in _MARKUP or _style(r)[0] == "comment",
+    "tool and transcript": lambda r: (
+        _style(r)[1] in ("tool", "transcript") or _style(r)[0] in ("tool", "transcript", "fence")
+    ),
+    "encodings": lambda r: _style(r)[0] in ("encoded", "split_words"),
+}
 
 PLACES = {
     "end": lambda host, p: f"{host.rstrip()} {p}",
@@ -153,45 +190,74 @@ def main(argv: list[str] | None = None) -> int:  # noqa: PLR0915 (a report, read
     )
     ap.add_argument("--corpus", action="append", type=Path, default=[], help="another corpus for false flags")
     ap.add_argument("--no-lofo", action="store_true")
+    ap.add_argument("--shapes", action="store_true", help="also the leave-one-shape-out table")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     rows = build()
     texts = [r["text"] for r in rows]
     y = np.array([r["family"] != "benign" for r in rows], dtype=np.int64)
     fam = np.array([r["family"] for r in rows])
+    first = np.array([r.get("batch") == "first" for r in rows])
     x = matrix(texts)
     corpora = held_out_chunks()
+    whole = {name: [str(r["text"]) for r in read_jsonl(path)] for name, path in DEV.items()}
     hosts = [t for t in corpora["pytest"] if 300 <= len(t) <= 1500]
     counts = Counter(r["family"] for r in rows)
     print(f"labelled set: {len(rows)} texts ({dict(counts)}), features in {time.perf_counter() - t0:.0f}s")
 
     if not args.no_lofo:
         print(
-            "\nleave-one-family-out: payloads of the held-out family planted in real chunks (end, paragraph, "
-            "after a heading), share removed"
+            "\nleave-one-family-out: trained without a family (every batch of it), judged on its payloads "
+            "planted in real chunks (end, paragraph, after a heading), share removed; `first` = the family's "
+            "first-written payloads (the set the earlier model was judged on), `all` = with the composed ones"
         )
-        print("| held-out family | payloads | rules | model | rules + model |")
-        print("|---|---:|---:|---:|---:|")
-        total = Counter[str]()
-        n_total = 0
+        print("| held-out family | first | rules | model | rules + model | all | rules | model | rules + model |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+        totals = {"first": Counter[str](), "all": Counter[str]()}
         for family in FAMILIES:
             train = fam != family
             model = fit(x[train], y[train])
             model = LinearModel(
-                model.weights, model.signal_weights, model.bias, choose_threshold(model, corpora, args.target)
+                model.weights, model.signal_weights, model.bias, choose_threshold(model, corpora, args.target, whole)
             )
-            payloads = [t for t, f in zip(texts, fam, strict=True) if f == family]
-            rec = planted_recall(model, payloads, hosts)
-            n_total += len(payloads)
-            total.update({k: v * len(payloads) for k, v in rec.items()})
-            print(f"| {family} | {len(payloads)} | {rec['rules']:.1%} | {rec['model']:.1%} | {rec['both']:.1%} |")
+            cells = [family]
+            for name, sel in (("first", first), ("all", np.ones(len(texts), dtype=bool))):
+                payloads = [t for t, f, s in zip(texts, fam, sel, strict=True) if f == family and s]
+                rec = planted_recall(model, payloads, hosts)
+                totals[name].update({"n": len(payloads), **{k: v * len(payloads) for k, v in rec.items()}})
+                cells += [str(len(payloads)), f"{rec['rules']:.1%}", f"{rec['model']:.1%}", f"{rec['both']:.1%}"]
+            print("| " + " | ".join(cells) + " |", flush=True)
+        cells = ["all"]
+        for name in ("first", "all"):
+            t = totals[name]
+            cells += [str(t["n"])] + [f"{t[k] / t['n']:.1%}" for k in ("rules", "model", "both")]
+        print("| " + " | ".join(cells) + " |")
+
+    if args.shapes:
         print(
-            f"| all | {n_total} | {total['rules'] / n_total:.1%} | {total['model'] / n_total:.1%} | "
-            f"{total['both'] / n_total:.1%} |"
+            "\nleave-one-shape-out: trained without every payload of a shape or channel (all families), "
+            "judged on them (at most 400 of each, planted as above), share removed"
         )
+        print("| held-out shape | payloads | rules | model | rules + model |")
+        print("|---|---:|---:|---:|---:|")
+        for shape, test in SHAPE_GROUPS.items():
+            held = np.array([bool(y[i]) and test(rows[i]) for i in range(len(rows))])
+            model = fit(x[~held], y[~held])
+            model = LinearModel(
+                model.weights, model.signal_weights, model.bias, choose_threshold(model, corpora, args.target, whole)
+            )
+            payloads = [texts[i] for i in np.flatnonzero(held)]
+            payloads = random.Random(1).sample(payloads, min(400, len(payloads)))
+            rec = planted_recall(model, payloads, hosts)
+            print(
+                f"| {shape} | {len(payloads)} | {rec['rules']:.1%} | {rec['model']:.1%} | {rec['both']:.1%} |",
+                flush=True,
+            )
 
     model = fit(x, y)
-    model = LinearModel(model.weights, model.signal_weights, model.bias, choose_threshold(model, corpora, args.target))
+    model = LinearModel(
+        model.weights, model.signal_weights, model.bias, choose_threshold(model, corpora, args.target, whole)
+    )
     print(f"\nfinal model: threshold {model.threshold:.3f}")
     own = [str(r["text"]) for r in read_jsonl(REDTEAM)]
     rec = planted_recall(model, own, hosts)

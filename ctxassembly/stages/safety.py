@@ -9,10 +9,11 @@ Policy ``remove`` (default) cuts the offending sentences verbatim and records th
 whole chunk (reason ``injection``, the codes in the detail); ``flag`` keeps it with
 the codes in the ledger (``Facts.flags``; the returned chunk's ``meta["flags"]``).
 
-Labels are scanned like text: a ``title``, ``section``, ``version``, ``date``, the
-``status`` and the source keys (``source``, ``url``, ``file_path``, ``file_name``) reach
-the prompt too. Under ``remove`` the offending part of a label is cut (a label left empty
-is dropped); the finding names the label (``"label": "title"``).
+Labels are scanned like text, by the rules and the learned detector: a ``title``,
+``section``, ``version``, ``date``, the ``status`` and the source keys (``source``,
+``url``, ``file_path``, ``file_name``) reach the prompt too. Under ``remove`` the
+offending part of a label is cut (a label left empty is dropped); the finding names the
+label (``"label": "title"``).
 
 The rules are the first net; a learned detector is the second (``model``, the option
 ``injection_model``: by default the linear model shipped with the package, see
@@ -61,9 +62,10 @@ class Safety(StageBase):
         out, suspect = [], []
         rules = [find_injections(c.text) for c in chunks]
         learned = self.model.spans_many([c.text for c in chunks], rules) if self.model is not None else None
+        label_spans = _label_spans(chunks, self.model)
         for i, c in enumerate(chunks):
             spans = rules[i] if learned is None else combine(rules[i], learned[i])
-            labelled = _label_findings(c)
+            labelled = _label_findings(c, label_spans)
             if not spans and not labelled:
                 out.append(c)
                 continue
@@ -107,15 +109,31 @@ def _cut(text: str, spans: tuple[tuple[int, int, str], ...]) -> str:
     return "".join(pieces)
 
 
-def _label_findings(c: Chunk) -> list[tuple[str, str | None, dict[str, str]]]:
-    """``(label, what is left of it, finding)`` for each label that holds an injection
-    (what is left is ``None`` when nothing readable remains)."""
+def _label_values(c: Chunk) -> list[tuple[str, str]]:
     values = [(k, getattr(c, k)) for k in SHOWN_FIELDS] + [(k, c.meta.get(k)) for k in SHOWN_META]
+    return [(k, v) for k, v in values if isinstance(v, str) and v]
+
+
+def _label_spans(chunks: list[Chunk], model: Detector | None) -> dict[str, tuple[tuple[int, int, str], ...]]:
+    """The spans of every distinct label value of ``chunks``: the rules', and the model's
+    where no rule found one (all labels of the call in one batch)."""
+    values = list(dict.fromkeys(v for c in chunks for _, v in _label_values(c)))
+    rules = [find_injections(v) for v in values]
+    if model is None or not values:
+        return dict(zip(values, rules, strict=True))
+    learned = model.spans_many(values, rules)
+    return {v: combine(r, m) for v, r, m in zip(values, rules, learned, strict=True)}
+
+
+def _label_findings(
+    c: Chunk, found: dict[str, tuple[tuple[int, int, str], ...]]
+) -> list[tuple[str, str | None, dict[str, str]]]:
+    """``(label, what is left of it, finding)`` for each label that holds an injection
+    (what is left is ``None`` when nothing readable remains); ``found`` the spans of each
+    label value (:func:`_label_spans`)."""
     out: list[tuple[str, str | None, dict[str, str]]] = []
-    for name, value in values:
-        if not isinstance(value, str) or not value:
-            continue
-        spans = find_injections(value)
+    for name, value in _label_values(c):
+        spans = found[value]
         if not spans:
             continue
         left = " ".join(_cut(value, spans).split()) or None

@@ -5,17 +5,23 @@ written for; text that does the same thing in another grammatical shape, another
 language or another channel passes them. This model is the second net: a logistic
 regression over hashed character n-grams (3 to 5 characters of the lower-cased text,
 punctuation folded to spaces, so "ignor", "nore ", "anwei" carry across inflections and
-languages) plus the rules' own verdict on the sentence as a signal. It is trained on a
-labelled set of instruction-like text in many families, styles and languages, and of
-real documentation sentences that talk about prompts, passwords, instructions and
-warnings (``benchmarks/injection_data.py`` builds it, ``benchmarks/injection_train.py``
-trains it and prints the leave-one-family-out table).
+languages), the rules' own verdict on the sentence, and four intent signals: conjunctions
+of word concepts (an act addressed to a model, a secret sent somewhere, earlier rules
+dismissed; a small lexicon in seven languages) that instructions of every family share,
+so that a family's words the n-grams never saw still meet a feature they did. It is
+trained on a labelled set of instruction-like text composed from intents, shapes
+(polite, passive, third person, split, conditional, addressed), channels (comments, alt
+text, link titles, code comments, tool results, transcripts) and languages, and of real
+documentation sentences that talk about prompts, passwords, instructions and warnings
+(``benchmarks/injection_data.py`` builds it, ``benchmarks/injection_train.py`` trains it
+and prints the leave-one-family-out and leave-one-shape-out tables).
 
 The weights ship with the package (``ctxassembly/data/injection_model.npz``, float16);
 scoring is a gather and a segment sum over the n-gram ids of a whole batch of texts: a
 few numpy operations per call, whatever the number of chunks. A sentence is flagged when
 its probability (or that of the pair it forms with its neighbour) reaches the model's
-threshold, chosen on the dev corpora for a false-flag rate per chunk of at most 0.1%.
+threshold, chosen on the held-out half of each dev corpus for a false-flag rate per chunk
+of at most 0.1%.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ import numpy as np
 import numpy.typing as npt
 
 __all__ = [
+    "CONCEPTS",
     "DIM",
     "NGRAMS",
     "Detector",
@@ -40,6 +47,7 @@ __all__ = [
     "builtin",
     "featurize",
     "sentence_bounds",
+    "text_signals",
 ]
 
 #: hashed feature space (2**18 ids: collisions stay rare for a few hundred thousand n-grams)
@@ -48,7 +56,7 @@ DIM = 1 << _BITS
 #: the character n-gram lengths
 NGRAMS = (3, 4, 5)
 _CACHE_SIZE = 16384  # texts whose spans are kept (the rules' cache holds as many)
-#: fewer words than this are never flagged by the model: an instruction needs a verb and
+#: fewer words (starting with a letter) than this are never flagged by the model: an instruction needs a verb and
 #: what it acts on, and a fragment (a reST label, a bullet of one literal, a heading) has
 #: too few n-grams for its score to mean anything
 MIN_WORDS = 5
@@ -57,18 +65,59 @@ TARGET_FALSE_FLAGS = 0.001
 _MULT = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: the top bits of h * MULT
 _BASE = np.uint64(1_000_003)
 _SPACE = 32
-# ASCII: letters and digits lower-cased, everything else a space (non-ASCII code points stay)
+# ASCII: letters and digits lower-cased, the underscore kept (an identifier such as
+# ``this_is_very_long`` is one word of code, not a sentence of prose), everything else a
+# space (non-ASCII code points stay)
 _ASCII = np.array(
-    [c + 32 if 65 <= c <= 90 else c if (48 <= c <= 57 or 97 <= c <= 122) else _SPACE for c in range(128)],
+    [c + 32 if 65 <= c <= 90 else c if (48 <= c <= 57 or 97 <= c <= 122 or c == 95) else _SPACE for c in range(128)],
     dtype=np.uint64,
 )
 # between the texts of a batch, and around each: as many line breaks as the longest n-gram
 # less one, so that no n-gram joins two texts and each text is scored as it is alone
 _SEP = "\n" * (max(NGRAMS) - 1)
 
-# the weak signals, one feature each: the rules' verdict on the sentence (second person,
-# model nouns and the like are n-grams already: " you ", " ai ", "assis")
-SIGNALS = ("rules",)
+# --- intents: what a family's held-out members share with the other families ---
+#
+# Character n-grams learn the words of the families they were trained on; a family left
+# out (or a payload nobody here wrote) brings its own words. What instructions share is
+# their parts: a reader addressed (a model named, "your answer"), an act on the reader's
+# output or rules (dismiss, disclose, say), a must or a now, a secret and where it goes.
+# Each word of a small lexicon (seven languages; a word of five characters or more is
+# matched by its first five, a shorter one whole) has its concepts; a sentence's intent
+# features are a few conjunctions of them (each concept alone is everywhere in docs:
+# "you", "must", "send", "password"; tried as features of their own, they and all their
+# pairs raised the benign tail more than the payloads, see benchmarks/README.md).
+_LEXICON: dict[str, str] = {
+    "you": "you your yours yourself du dich dir dein deine deinen deiner ihr euch euer tu toi ton ta tes vous votre "
+    "vos tus usted ustedes tuo tua tuoi voi vostro você voce vocês teu jij jou jouw je uw",
+    "model": "ai llm llms chatbot chatbots bot bots gpt chatgpt assis agent agents ki ia sprac model modele modèle "
+    "modelo modello taalm assistente asistente assistent crawl summa",
+    "prior": "previ prior earli above prece origi initi forme befor bishe vorhe früh fruh obige préc prec antér "
+    "anter prima eerde vorig voorg",
+    "rules": "instr direc guida guide rules rule prompt const polic order comma setup task tasks progr anwei vorga "
+    "regel consi règle regle regla regol regra",
+    "dismiss": "ignor disre forge drop disca skip aband overr bypas cance void withd lift suspe super aside vergi "
+    "verge missa oubli olvid dimen esque desco negee negle",
+    "disclose": "send reveal share print outpu paste leak post forwa email uploa inclu list expos discl dump copy "
+    "trans exfil appen embed encod show displ repea write sende schic schick gib zeig verra envoi affic révè reve "
+    "envía envia muest revel invia mostr rivel envie stuur toon kopie copie copia",
+    "secret": "passw keys key token crede secre cooki api priva env envir sessi zugan schlü schlu passe clé cle "
+    "contr clave chiav senha senhas wacht sleut",
+    "say": "say says tell tells state claim menti answe reply respo repor insis asser recom sag sage antwo behau dis "
+    "répon repon affir resp afirm rispo affer diga zeg vertel",
+    "output": "answe reply repli respo outpu summa messa antwo répon repon respu rispo",
+    "must": "must always only every never requi ought shall need immer jede jeden muss musst toujo chaqu doit "
+    "siemp cada debe debes sempr ogni deve devi altij elk moet moeten",
+    "now": "now hence immed onwar hereb jetzt sofor désor desor maint ahora adela ora agora nu voort",
+    "dest": "http https www url link webho pastebin",
+}
+CONCEPTS = tuple(_LEXICON)
+_K = len(CONCEPTS)
+#: the weak signals, one feature each: the rules' verdict on the sentence, then the
+#: intents: an act addressed to a model or its output; that act with a must or a now; a
+#: secret disclosed to a place or into the output; rules or earlier text dismissed
+SIGNALS = ("rules", "addressed_act", "model_act_must", "disclose_secret_out", "dismiss_prior_rules")
+_STEM = 5
 
 _END = np.zeros(128, dtype=bool)
 _END[[ord(c) for c in ".!?"]] = True
@@ -119,7 +168,7 @@ def _fold(code: int) -> int:
 
 
 def _raw(text: str) -> npt.NDArray[np.uint32]:
-    return np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
 
 
 def _grams(cp: npt.NDArray[np.uint64]) -> list[tuple[int, npt.NDArray[np.bool_], npt.NDArray[np.int64]]]:
@@ -155,19 +204,108 @@ def featurize(text: str | npt.NDArray[np.uint32]) -> tuple[npt.NDArray[np.int64]
     return np.concatenate(pos_parts).astype(np.int64), np.concatenate(id_parts)
 
 
-def signals(
-    text: str,
-    first: npt.NDArray[np.int64],
-    row_of: npt.NDArray[np.int64],
-    rule_spans: Sequence[tuple[int, int, str]] = (),
+_POW = np.cumprod(np.full(64, _BASE, dtype=np.uint64)) // _BASE  # BASE ** k, k < 64 (wrapping)
+_POW[0] = 1
+_BITS_K = np.arange(_K, dtype=np.uint32)
+
+
+def _words(codes: npt.NDArray[np.uint64]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.uint32]]:
+    """``(starts, concepts)``: where each word starts and the concept bits of each word
+    (0 for a word of no concept). A word of fewer than five characters is looked up
+    whole, a longer one by its first five."""
+    n = codes.size
+    is_ch = codes != _SPACE
+    ws = is_ch.copy()
+    ws[1:] &= ~is_ch[:-1]
+    wstart = np.flatnonzero(ws)
+    if wstart.size == 0:
+        return wstart.astype(np.int64), np.zeros(0, dtype=np.uint32)
+    wid = np.maximum(np.cumsum(ws) - 1, 0)
+    pos = np.arange(n) - wstart[wid]
+    vals = (codes + np.uint64(1)) * _POW[np.clip(pos, 0, 63)]
+    vals[~is_ch] = 0
+    full = np.add.reduceat(vals, wstart)
+    prefix = np.add.reduceat(np.where(pos < _STEM, vals, np.uint64(0)), wstart)
+    length = np.add.reduceat(is_ch.astype(np.int64), wstart)
+    exact_keys, exact_bits, stem_keys, stem_bits = _lexicon()
+    bits = _lookup(exact_keys, exact_bits, full)
+    long = length >= _STEM
+    bits[long] |= _lookup(stem_keys, stem_bits, prefix[long])
+    return wstart.astype(np.int64), bits
+
+
+def _lookup(
+    keys: npt.NDArray[np.uint64], bits: npt.NDArray[np.uint32], x: npt.NDArray[np.uint64]
+) -> npt.NDArray[np.uint32]:
+    i = np.minimum(np.searchsorted(keys, x), keys.size - 1)
+    return np.where(keys[i] == x, bits[i], np.uint32(0)).astype(np.uint32)
+
+
+@lru_cache(maxsize=1)
+def _lexicon() -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint32], npt.NDArray[np.uint64], npt.NDArray[np.uint32]]:
+    """The lexicon hashed as :func:`_words` hashes words: whole words, and stems."""
+    exact: dict[int, int] = {}
+    stem: dict[int, int] = {}
+    for bit, words in enumerate(_LEXICON.values()):
+        for w in words.split():
+            cp = _codes(_raw(w[:_STEM]))
+            h = int(np.sum((cp + np.uint64(1)) * _POW[: cp.size], dtype=np.uint64))
+            table = stem if len(w) >= _STEM else exact
+            table[h] = table.get(h, 0) | (1 << bit)
+    ek, sk = sorted(exact), sorted(stem)
+    return (
+        np.array(ek, dtype=np.uint64),
+        np.array([exact[k] for k in ek], dtype=np.uint32),
+        np.array(sk, dtype=np.uint64),
+        np.array([stem[k] for k in sk], dtype=np.uint32),
+    )
+
+
+def _concepts(codes: npt.NDArray[np.uint64], first: npt.NDArray[np.int64]) -> npt.NDArray[np.uint32]:
+    """Per sentence (``first`` its starts): the bits of the concepts its words hold."""
+    wstart, bits = _words(codes)
+    if wstart.size == 0 or first.size == 0:
+        return np.zeros(first.size, np.uint32)
+    at = np.zeros(codes.size, dtype=np.uint32)
+    at[wstart] = bits
+    return np.bitwise_or.reduceat(at, first)
+
+
+def _signal_rows(rules: npt.NDArray[np.float32], held: npt.NDArray[np.uint32]) -> npt.NDArray[np.float32]:
+    """The rows of :data:`SIGNALS` from the rules' verdict and the concept bits."""
+    has = ((held[:, None] >> _BITS_K) & 1).astype(np.float32)
+    c = {name: has[:, k] for k, name in enumerate(CONCEPTS)}
+    act = np.maximum(np.maximum(c["dismiss"], c["disclose"]), c["say"])
+    addr = np.maximum(c["model"], c["you"] * c["output"])
+    return np.stack(
+        [
+            rules,
+            addr * act,
+            c["model"] * act * np.maximum(c["must"], c["now"]),
+            c["disclose"] * c["secret"] * np.maximum(c["dest"], c["output"]),
+            c["dismiss"] * np.maximum(c["prior"], c["rules"]),
+        ],
+        axis=1,
+    )
+
+
+def text_signals(texts: Sequence[str], rules: Sequence[bool]) -> npt.NDArray[np.float32]:
+    """One row of :data:`SIGNALS` per text, each text read as one sentence (the training
+    rows; the detector computes the same per sentence and per pair)."""
+    out = np.zeros((len(texts), len(SIGNALS)), dtype=np.float32)
+    for i, text in enumerate(texts):
+        codes = _codes(_raw(text))
+        held = _concepts(codes, np.zeros(1, dtype=np.int64))
+        out[i] = _signal_rows(np.array([float(rules[i])], np.float32), held)[0]
+    return out
+
+
+def _rule_rows(
+    first: npt.NDArray[np.int64], row_of: npt.NDArray[np.int64], rule_spans: Sequence[tuple[int, int, str]]
 ) -> npt.NDArray[np.float32]:
-    """One row of weak signals per sentence (see :data:`SIGNALS`): ``first`` the sentence
-    starts, ``row_of`` the sentence of each character."""
-    out = np.zeros((first.size, len(SIGNALS)), dtype=np.float32)
-    if first.size == 0:
-        return out
+    out = np.zeros(first.size, dtype=np.float32)
     for s, e, _ in rule_spans:
-        out[row_of[s] : row_of[max(s, e - 1)] + 1, 0] = 1.0
+        out[row_of[s] : row_of[max(s, e - 1)] + 1] = 1.0
     return out
 
 
@@ -184,6 +322,14 @@ class LinearModel:
     _cache: dict[tuple[str, tuple[tuple[int, int, str], ...]], tuple[tuple[int, int, str], ...]] = field(
         default_factory=dict, compare=False, repr=False
     )
+
+    def __post_init__(self) -> None:
+        if self.weights.shape != (DIM,):
+            raise ValueError(f"weights: expected {DIM} (one per hashed n-gram), got {self.weights.size}")
+        if self.signal_weights.shape != (len(SIGNALS),):
+            raise ValueError(
+                f"signal_weights: expected {len(SIGNALS)} (one per signal), got {self.signal_weights.size}"
+            )
 
     def __reduce__(self) -> tuple[object, tuple[object, ...]]:
         # the shipped model travels as a reference to itself (an assembler pickles small),
@@ -236,17 +382,23 @@ class LinearModel:
             total[:m] += self.weights[ids] * keep
             count[:m] += keep
         t, n = np.add.reduceat(total, first), np.add.reduceat(count, first)
+        # words that start with a letter: a run of version numbers or a table of figures is
+        # no sentence, however many "words" it has
+        letter = (codes != _SPACE) & ((codes < 48) | (codes > 57))
         word_start = np.zeros(raw.size, dtype=np.float32)
-        word_start[0] = codes[0] != _SPACE
-        word_start[1:] = (codes[1:] != _SPACE) & (codes[:-1] == _SPACE)
+        word_start[0] = letter[0]
+        word_start[1:] = letter[1:] & (codes[:-1] == _SPACE)
         words = np.add.reduceat(word_start, first)
-        sig = signals(text, first, np.cumsum(starts) - 1, rule_spans) @ self.signal_weights
+        rules = _rule_rows(first, np.cumsum(starts) - 1, rule_spans)
+        held = _concepts(codes, first)
+        sig = _signal_rows(rules, held) @ self.signal_weights
         single = self.bias + t / np.sqrt(np.maximum(n, 1)) + sig
         single[words < MIN_WORDS] = -np.inf
         pair = np.full(first.size, -np.inf)
         if first.size > 1:
             pair[:-1] = self.bias + (t[:-1] + t[1:]) / np.sqrt(np.maximum(n[:-1] + n[1:], 1))
-            pair[:-1] += np.maximum(sig[:-1], sig[1:])
+            both = _signal_rows(np.maximum(rules[:-1], rules[1:]), held[:-1] | held[1:])
+            pair[:-1] += both @ self.signal_weights
             pair[:-1][(words[:-1] + words[1:]) < MIN_WORDS] = -np.inf
             if len(breaks):
                 owner = np.searchsorted(np.asarray(breaks), first, side="right")
