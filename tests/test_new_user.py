@@ -247,6 +247,77 @@ def test_the_pytest_changelog_sections_are_about_their_releases(dev_data: Any) -
     assert all(v.split(".")[0] == "8" for v in labels), labels
 
 
+def test_the_celery_changelog_sections_are_about_their_releases(dev_data: Any) -> None:
+    corpus = dev_data.corpus("celery")
+    page = [
+        {**r, "score": 1.0}
+        for r in corpus
+        if r["doc_id"] in ("history/changelog-5.5", "history/changelog-5.7") and r["version"] in ("5.5", "5.7")
+    ]
+    res = assemble("What changed?", page, budget=100_000, max_share=None)
+    headed = [c for c in res.chunks if c.meta.get("version_key") == "heading"]
+    assert len(headed) >= 20
+    for c in headed:  # the latest docs, 5.7: its own changelog's releases
+        assert c.id.startswith("5.7:history/changelog-5.7")
+        assert c.version.startswith("5.7"), c.version
+    inputs = {r["id"]: r for r in page}
+    older = [d for d in res.report.dropped if inputs[d.id]["doc_id"] == "history/changelog-5.5"]
+    by_docs = {v: [d for d in older if inputs[d.id]["version"] == v] for v in ("5.5", "5.7")}
+    # the 5.7 docs' copy of the 5.5 changelog: every release section leaves as another version's
+    assert len(by_docs["5.7"]) > 60
+    assert all(d.reason == "other_version" and d.detail["from"] == "text" for d in by_docs["5.7"])
+    assert all(d.detail["describes"].startswith("5.5") for d in by_docs["5.7"])
+    assert all(d.reason == "superseded" for d in by_docs["5.5"])  # the 5.5 docs' own copy
+    # a question that names 5.5: the 5.5 docs' sections stay, labelled with their 5.5 releases
+    res = assemble("What changed in Celery 5.5?", page, budget=100_000, max_share=None)
+    assert res.report.target_version == "5.5"
+    labels = {c.version for c in res.chunks if c.meta.get("version_key") == "heading"}
+    assert len(labels) > 5
+    assert all(v.startswith("5.5") for v in labels), labels
+
+
+def test_a_real_markdown_changelog_split_by_headers_gets_its_releases(tmp_path: Path) -> None:
+    # Black's CHANGES.md of two releases (tests/data/black_changes), one folder a release,
+    # loaded and split as the Markdown splitter's users do (headings stripped into metadata)
+    import gzip
+    import warnings
+
+    from langchain_text_splitters import MarkdownHeaderTextSplitter
+
+    with warnings.catch_warnings():  # as tests/user_app.py: the package warns that it is being sunset
+        warnings.filterwarnings("ignore", message="`langchain-community` is being sunset", category=DeprecationWarning)
+        from langchain_community.document_loaders import TextLoader
+
+    splitter = MarkdownHeaderTextSplitter([("#", "Header 1"), ("##", "Header 2"), ("###", "Header 3")])
+    docs = []
+    for release in ("23.12.1", "25.1.0"):
+        path = tmp_path / "black" / release / "CHANGES.md"
+        path.parent.mkdir(parents=True)
+        data = Path(__file__).parent / "data" / "black_changes" / f"CHANGES-{release}.md.gz"
+        path.write_text(gzip.decompress(data.read_bytes()).decode("utf-8"), encoding="utf-8")
+        (loaded,) = TextLoader(str(path), encoding="utf-8").load()
+        for part in splitter.split_text(loaded.page_content):
+            docs.append(Document(part.page_content, metadata={**loaded.metadata, **part.metadata}))
+    assert not any(d.page_content.startswith("## ") for d in docs)  # the release is only in Header 2
+    compressor = ContextAssemblyCompressor(budget=100_000, options={"max_share": None})
+    out = compressor.compress_documents(docs, "What changed in the stable style?")
+    report = compressor.last_report
+    assert report is not None
+    assert report.target_version == "25.1.0"
+    labels = {d.metadata["assembly_labels"]["version"] for d in out}
+    # the 25.1.0 file's sections of the releases since the 23.12.1 docs, each labelled with its own
+    assert {"25.1.0", "24.1.0", "24.10.0"} <= labels
+    assert all(v == "25.1.0" or v.startswith("24.") for v in labels), labels
+    assert all(Path(d.metadata["source"]).parent.name == "25.1.0" for d in out)
+    assert all(d.metadata["assembly_version_from"] == "text" for d in out if d.metadata["Header 2"] != "25.1.0")
+    older = [d for d in report.dropped if d.reason == "other_version"]
+    assert {"23.12.0", "23.7.0"} <= {d.detail["describes"] for d in older}
+    assert all(d.detail["describes"].startswith("23.") for d in older)
+    assert {d.reason for d in report.dropped if Path(docs[d.index].metadata["source"]).parent.name == "23.12.1"} == {
+        "superseded"
+    }
+
+
 def test_the_django_deprecation_timeline_sections_are_about_their_releases(dev_data: Any) -> None:
     corpus = dev_data.corpus("django")
     page = _page(corpus, "internals/deprecation", ("5.1", "5.2"))
