@@ -1493,8 +1493,9 @@ versions' answers, which the naive context shows more and more as the budget gro
 the 83 questions with such a label at 800 tokens, 54% at 3,000). At 150 tokens the naive
 context is nearly empty: the retriever's first candidates are longer than the budget, while
 the assembler cuts a chunk to the passages that answer. With budget to spare (1,500 and
-3,000 tokens) a few assembled contexts show a labelled wrong string too: it can sit in a
-target-version chunk about another setting, which a large budget lets in.
+3,000 tokens) a few assembled contexts show a labelled wrong string too: in this run it sat,
+but for one Celery question (an older release's what's-new page), in a target-version chunk
+about another setting or scope, which a large budget lets in.
 
 **Limits.** Answer strings are matched literally: a context that holds the answer can still
 be hard to read, and one that lacks the exact string may still answer. One retriever's
