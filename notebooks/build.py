@@ -1286,6 +1286,7 @@ in it), `wrong_exposed` (a string that is right only for another version is in i
 """),
     code("""
 count_tokens, render = get_counter(None), Renderer("xml").render
+block_tokens = {}   # (rank, id, length) -> tokens of the candidate's block: the same at every budget
 
 
 def naive(question, candidates, budget, target_version):
@@ -1293,10 +1294,12 @@ def naive(question, candidates, budget, target_version):
     kept, used = [], 0
     for i, c in enumerate(candidates):
         chunk = Chunk.from_dict(c, index=i)
-        cost = count_tokens(render([chunk]))   # one block with its wrapper: the sum never undercounts
-        if used + cost <= budget:
+        key = (i, c["id"], len(c["text"]))
+        if key not in block_tokens:   # one block with its wrapper: the sum never undercounts
+            block_tokens[key] = count_tokens(render([chunk]))
+        if used + block_tokens[key] <= budget:
             kept.append(chunk)
-            used += cost
+            used += block_tokens[key]
     return kept
 
 
@@ -1572,7 +1575,7 @@ of a context of real Django chunks; the reader is asked for it. Each trial keeps
 filler at every position, so only the position changes.
 """),
     code("""
-probe = planted_fact_probe(reader, n_docs=6, positions=3, trials=2, max_chars=250, seed=0)
+probe = planted_fact_probe(reader, n_docs=6, positions=3, trials=1, max_chars=250, seed=0)
 print(probe.table())
 print("overall accuracy:", probe.overall)
 display(Image(filename=probe.plot(PLOTS / "probe.png")))
@@ -1583,15 +1586,16 @@ pd.DataFrame([{"trial": r.trial, "position": r.position, "answer": r.answer, "re
 """),
     md("""
 **This curve is flat, and that is not a finding.** Every trial is answered right at every
-position (6 of 6). How to read a probe: a flat line near the top means position does not
-matter *at this length* for this reader; a U shape (edges high, middle low) is
-lost-in-the-middle. Here the planted sentence repeats the question's own words (the name
-of the vault), so even a 135M model finds it by copying, and six short documents (about
-400 tokens) are far below the lengths at which position effects were reported. A longer
-run on the development machine (`n_docs=12, positions=3, trials=4, placement="sentence",
-max_chars=300`: 12 contexts of about 1,000 tokens, 5.6 min on two busy cores) was also
-right 12 times of 12. For this reader the informative measurement is the next one, with
-real questions; for yours, raise `n_docs` and `trials` until the curve bends.
+position (3 of 3; one trial per position keeps this cell short). How to read a probe: a
+flat line near the top means position does not matter *at this length* for this reader; a
+U shape (edges high, middle low) is lost-in-the-middle. Here the planted sentence repeats
+the question's own words (the name of the place), so even a 135M model finds it by
+copying, and six short documents (about 400 tokens) are far below the lengths at which
+position effects were reported. A longer run on the development machine (`n_docs=12,
+positions=3, trials=4, placement="sentence", max_chars=300`: 12 contexts of about 1,000
+tokens, 5.6 min on two busy cores) was also right 12 times of 12. For this reader the
+informative measurement is the next one, with real questions; for yours, raise `n_docs`
+and `trials` until the curve bends.
 """),
     code("""
 assert probe.overall == 1.0, "the caption above says the probe is flat at 1.0"
