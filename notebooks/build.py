@@ -1625,7 +1625,8 @@ pd.DataFrame([{"qid": r.qid, "distractors": r.size, "gold placed": r.placement, 
                "documents": r.n_docs, "reply": r.response, "correct": r.correct} for r in dilution.rows])
 """),
     md("""
-**What the curve shows, and how little.** Accuracy falls from 1/3 (with the gold alone
+**What the curve shows, and how little.** In the run saved here (and in every build on the
+development machine so far) accuracy falls from 1/3 (with the gold alone
 and with 4 distractors) to 0 with 16, at both placements: the size effect, on three
 questions, is one question. The rows say which: `demo-02` (PostgreSQL versions) is
 answered right from its gold chunk alone and with 4 distractors, wrong with 16. `demo-01`
@@ -1637,9 +1638,12 @@ demonstration of the instrument, not a measurement: for a curve that means somet
 `dilution_curve` a few dozen of your labelled questions and your model.
 """),
     code("""
-first = {size: round(share, 2) for size, share in dilution.accuracy["first"].items()}
-assert first == {0: 0.33, 4: 0.33, 16: 0.0}, f"the caption above says 1/3, 1/3, 0; got {first}"
-assert dilution.accuracy["middle"] == dilution.accuracy["first"], "the caption above says: no position effect"
+# what the caption says, as a shape (the exact shares rest on one question's reply): a drop
+# with 16 distractors at both placements, and the same answers first and in the middle
+first, middle = dilution.accuracy["first"], dilution.accuracy["middle"]
+assert first[16] < first[0], first
+assert middle[16] < middle[0], middle
+assert middle == first, (first, middle)
 """),
     md("""
 ## Citation histogram: which positions does the reader use?
