@@ -9,6 +9,7 @@ from one top-to-bottom run, with outputs and no error, and holds exactly the cel
 
 from __future__ import annotations
 
+import base64
 import functools
 import importlib.util
 import json
@@ -96,11 +97,58 @@ def test_saved_notebook_matches_build_script(name: str) -> None:
     )
 
 
+# The plots the notebooks name for the docs (docs/img/, shown in docs/notebooks.md).
+NAMED_PLOTS = {
+    "02_langchain": ["nb02_reader_naive_vs_assembled.png"],  # SmolLM2 right / answer present, naive vs assembled
+    "04_evaluation": [
+        "nb04_answer_vs_budget.png",  # answer present / other-version answer vs budget, naive vs assembled
+        "nb04_answer_position.png",  # where the answer sits: retriever rank, block in the context
+        "nb04_dilution.png",  # dilution curve with SmolLM2
+    ],
+}
+
+
+def _named_images(name: str) -> dict[str, str]:
+    nb = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
+    return _build_module().saved_images(nb)
+
+
 @pytest.mark.unit
-def test_evaluation_notebook_saves_its_plots() -> None:
+@pytest.mark.parametrize("name", NAMES)
+def test_notebook_names_its_plots(name: str) -> None:
+    assert sorted(_named_images(name)) == sorted(NAMED_PLOTS.get(name, []))
+
+
+@pytest.mark.unit
+def test_evaluation_notebook_shows_its_plots() -> None:
     nb = nbformat.read(NOTEBOOKS / "04_evaluation.ipynb", as_version=4)
     pngs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if "image/png" in o.get("data", {})]
-    assert len(pngs) >= 3, f"expected the probe, dilution and histogram plots, found {len(pngs)} PNG outputs"
+    assert len(pngs) >= 5, f"expected 2 context plots and the probe, dilution and histogram plots, found {len(pngs)}"
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("name", NAMES)
+def test_named_images_are_the_docs_images(name: str) -> None:
+    """Each image a notebook names is in docs/img/ as saved (build.py copies them) and is
+    shown in docs/notebooks.md, so the docs show what the notebook computed."""
+    docs = NOTEBOOKS.parent / "docs"
+    page = (docs / "notebooks.md").read_text(encoding="utf-8")
+    for filename, data in _named_images(name).items():
+        path = docs / "img" / filename
+        assert path.is_file(), f"{name} names {filename}; run python notebooks/build.py {name}"
+        assert path.read_bytes() == base64.b64decode(data), f"docs/img/{filename} is not the image {name} saved"
+        assert f"img/{filename}" in page, f"docs/notebooks.md does not show {filename}"
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("name", ["02_langchain", "03_llamaindex", "04_evaluation"])
+def test_claims_are_checked_in_the_notebook(name: str) -> None:
+    """The captions' claims (naive vs assembled differ, a curve is flat) are asserted in
+    code cells, so a run whose numbers contradict a caption fails instead of saving it."""
+    cells = _build_module().NOTEBOOKS[name]
+    assert any(c.cell_type == "code" and "\nassert " in "\n" + c.source for c in cells), (
+        f"{name} has no cell asserting what its captions claim"
+    )
 
 
 @pytest.mark.integration
