@@ -107,7 +107,7 @@ class Reason(_StrEnum):
     MISSING_SCORE = "missing_score"  # relevance: no score, none_score="drop"
     BELOW_THRESHOLD = "below_threshold"  # relevance, rerank: under min_score
     RANK_CUTOFF = "rank_cutoff"  # relevance, rerank: beyond top_k
-    BEYOND_HORIZON = "beyond_horizon"  # horizon: outside the head the costly stages see
+    BEYOND_HORIZON = "beyond_horizon"  # depth, horizon: outside the head that is read / that the costly stages see
     INJECTION = "injection"  # safety: injection-like text (policy drop, or nothing left)
     DUPLICATE = "duplicate"  # dedup, semantic: a copy of a kept chunk
     MERGED = "merged"  # merge: spliced into an adjacent chunk

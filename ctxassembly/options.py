@@ -325,8 +325,8 @@ class Options:
         metadata=_meta(
             _optional(_number(1)),
             "Only the retriever's best candidates holding about `depth` x budget tokens (never fewer than 100) "
-            "are read at all; the rest leave as `beyond_horizon`; it doubles when the selection starves. "
-            "`None`: every candidate is read.",
+            "are read at all; the rest leave as `beyond_horizon`; it doubles when the selection runs out of "
+            "chunks or no chunk read carries the target version asked for. `None`: every candidate is read.",
         ),
     )
     horizon: float | None = field(
