@@ -130,9 +130,13 @@ class Select(StageBase):
         first; the tokens spent."""
         assert self.grow is not None
         spent = 0
+        ledger = ctx.ledger
         for k, c in enumerate(out):
             if room - spent <= 0:
                 break
+            blocks = ledger[c.index].blocks
+            if blocks is None or blocks.kept is None:
+                continue  # no cut of the excerpt: nothing to give back (grow would say so, after a render)
             body = self.render(c, _status(ctx, c))[1] if self.render is not None else c.text
             frame = costs[k] - ctx.count_tokens(body)
             grown = self.grow(c, costs[k] + room - spent - frame, ctx)
