@@ -64,12 +64,7 @@ class Horizon(StageBase):
     ) -> None:
         if isinstance(horizon, bool) or not isinstance(horizon, (int, float)) or not horizon >= 1:
             raise ConfigError(f"horizon must be a number of budgets >= 1 (or None for no horizon), got {horizon!r}")
-        if isinstance(min_chunks, bool) or not isinstance(min_chunks, int) or min_chunks < 1:
-            raise ConfigError(f"min_chunks must be a positive int, got {min_chunks!r}")
-        if not chars_per_token > 0:
-            raise ConfigError(f"chars_per_token must be positive, got {chars_per_token!r}")
-        if not 0 <= slack < 1:
-            raise ConfigError(f"slack must be in [0, 1), got {slack!r}")
+        _check_head(min_chunks, chars_per_token, slack)
         self.horizon = float(horizon)
         self.min_chunks = min_chunks
         self.chars_per_token = chars_per_token
@@ -138,7 +133,7 @@ class Depth(StageBase):
             raise ConfigError(
                 f"depth must be a number of budgets >= 1 (or None to read every candidate), got {depth!r}"
             )
-        Horizon(min_chunks=min_chunks, chars_per_token=chars_per_token, slack=slack)  # the same checks
+        _check_head(min_chunks, chars_per_token, slack)
         self.depth = float(depth)
         self.min_chunks = min_chunks
         self.chars_per_token = chars_per_token
@@ -183,6 +178,16 @@ class Depth(StageBase):
         selection = state.selection
         ran_dry = selection is not None and selection.overflow == 0 and _starved(selection, self.slack)
         return state.target_unseen is not None or ran_dry
+
+
+def _check_head(min_chunks: int, chars_per_token: float, slack: float) -> None:
+    """The settings the depth and the horizon share, checked alike."""
+    if isinstance(min_chunks, bool) or not isinstance(min_chunks, int) or min_chunks < 1:
+        raise ConfigError(f"min_chunks must be a positive int, got {min_chunks!r}")
+    if not chars_per_token > 0:
+        raise ConfigError(f"chars_per_token must be positive, got {chars_per_token!r}")
+    if not 0 <= slack < 1:
+        raise ConfigError(f"slack must be in [0, 1), got {slack!r}")
 
 
 def _starved(selection: Selection | None, slack: float) -> bool:
