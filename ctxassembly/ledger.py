@@ -164,6 +164,11 @@ class Call:
     horizon_cut: int | None = None  # horizon: how many of them it passed on
     selection: Selection | None = None  # select: what it spent (None: no select ran)
 
+    @property
+    def unread(self) -> bool:
+        """Candidates wait beyond the depth (the depth stage cut the list short)."""
+        return self.depth_cut is not None and self.depth_total is not None and self.depth_cut < self.depth_total
+
 
 #: the call-wide facts (:class:`Call`'s fields)
 CALL: frozenset[str] = frozenset(f.name for f in fields(Call))

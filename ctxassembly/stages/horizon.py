@@ -75,12 +75,7 @@ class Horizon(StageBase):
         scale = 2**state.widened
         limit = self.horizon * ctx.budget * scale
         floor = self.min_chunks * scale
-        reach, cut = 0.0, len(chunks)
-        for i, c in enumerate(chunks):
-            if i >= floor and reach >= limit:
-                cut = i
-                break
-            reach += len(c.text) / self.chars_per_token
+        cut = _head(chunks, floor, limit, self.chars_per_token)
         ctx.ledger.update_call(horizon_total=len(chunks), horizon_cut=cut)
         if cut == len(chunks):
             return chunks
@@ -147,12 +142,7 @@ class Depth(StageBase):
             return chunks
         limit = self.depth * ctx.budget * scale
         order = sorted(range(len(chunks)), key=lambda i: (chunks[i].score is None, -(chunks[i].score or 0.0), i))
-        reach, cut = 0.0, len(order)
-        for n, i in enumerate(order):
-            if n >= floor and reach >= limit:
-                cut = n
-                break
-            reach += len(chunks[i].text) / self.chars_per_token
+        cut = _head([chunks[i] for i in order], floor, limit, self.chars_per_token)
         ctx.ledger.update_call(depth_total=len(chunks), depth_cut=cut)
         if cut == len(order):
             return chunks
@@ -167,17 +157,26 @@ class Depth(StageBase):
         """True when candidates wait beyond the depth and the last pass either ran out of
         chunks (select kept every chunk it was offered and left more than ``slack`` of the
         budget; a pass whose chunks did not all fit has chunks enough: the next ones down
-        the ranking would only fill its crumbs) or found no chunk of the target version the caller or the
-        question asked for (the version stage's ``target_unseen``: it warns only once
-        everything is read)."""
+        the ranking would only fill its crumbs) or found no chunk of the target version
+        the caller or the question asked for (the version stage's ``target_unseen``: it
+        warns only once everything is read)."""
         state = ctx.ledger.call
-        total = state.depth_total or 0
-        cut = total if state.depth_cut is None else state.depth_cut
-        if cut >= total:
+        if not state.unread:
             return False
         selection = state.selection
         ran_dry = selection is not None and selection.overflow == 0 and _starved(selection, self.slack)
         return state.target_unseen is not None or ran_dry
+
+
+def _head(chunks: list[Chunk], floor: int, limit: float, chars_per_token: float) -> int:
+    """How many of ``chunks`` (best first) the head holds: at least ``floor``, then until
+    their estimated tokens reach ``limit``."""
+    reach = 0.0
+    for i, c in enumerate(chunks):
+        if i >= floor and reach >= limit:
+            return i
+        reach += len(c.text) / chars_per_token
+    return len(chunks)
 
 
 def _check_head(min_chunks: int, chars_per_token: float, slack: float) -> None:

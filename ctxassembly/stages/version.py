@@ -279,8 +279,7 @@ class VersionFilter(StageBase):
         """The target when ``version`` (asked by the caller or the question) is among no
         candidate's versions: ``None`` (the latest per document) or ``version`` itself
         (``"empty"``), with a warning and a note; or raise (``"error"``)."""
-        call = ctx.ledger.call
-        if call.depth_cut is not None and call.depth_total is not None and call.depth_cut < call.depth_total:
+        if ctx.ledger.call.unread:
             # candidates wait beyond the depth: the depth reads on (this pass is undone)
             ctx.ledger.update_call(target_unseen=version)
             return None
