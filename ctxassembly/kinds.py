@@ -18,6 +18,7 @@ from ctxassembly.errors import ConfigError
 __all__ = [
     "ABSENT_POLICIES",
     "FORMATS",
+    "LATEST_SCOPES",
     "NONE_POLICIES",
     "ORDERS",
     "SAFETY_MODES",
@@ -26,6 +27,7 @@ __all__ = [
     "VERSION_POLICIES",
     "AbsentPolicy",
     "Format",
+    "LatestScope",
     "NonePolicy",
     "Order",
     "Reason",
@@ -49,6 +51,9 @@ VERSION_POLICIES: tuple[VersionPolicy, ...] = get_args(VersionPolicy)
 #: what the version stage does when the version asked for is among no candidate's versions
 AbsentPolicy = Literal["latest", "empty", "error"]
 ABSENT_POLICIES: tuple[AbsentPolicy, ...] = get_args(AbsentPolicy)
+#: with no version asked for, what "current" is: the newest release of a page's docs, or of the page
+LatestScope = Literal["site", "document"]
+LATEST_SCOPES: tuple[LatestScope, ...] = get_args(LatestScope)
 #: how untrusted document text is marked in the context (spotlighting; None: not marked)
 SpotlightMode = Literal["datamark", "base64"]
 SPOTLIGHTS: tuple[SpotlightMode, ...] = get_args(SpotlightMode)

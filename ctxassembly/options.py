@@ -22,6 +22,7 @@ from ctxassembly.errors import ConfigError
 from ctxassembly.kinds import (
     ABSENT_POLICIES,
     FORMATS,
+    LATEST_SCOPES,
     NONE_POLICIES,
     ORDERS,
     SAFETY_MODES,
@@ -30,6 +31,7 @@ from ctxassembly.kinds import (
     VERSION_POLICIES,
     AbsentPolicy,
     Format,
+    LatestScope,
     NonePolicy,
     Order,
     SafetyMode,
@@ -286,6 +288,16 @@ class Options:
             "is better served by the newest docs than by an empty context, and the warning says it happened.",
         ),
     )
+    latest: LatestScope = field(
+        default="site",
+        metadata=_meta(
+            _one_of(*LATEST_SCOPES),
+            "With no version asked for, what is current: `site` the newest release of the docs a page belongs to "
+            "(its location before the version segment), so a page that release lacks leaves as superseded "
+            "(detail `absent_from`); `document` the newest version of each page among the candidates. Pages "
+            "versioned by a field alone have no site: theirs is the per-document latest.",
+        ),
+    )
     subject_versions: bool = field(
         default=True, metadata=_meta(_bool, "Treat release notes about another version as other-version.")
     )
@@ -532,6 +544,7 @@ class Options:
                 version_keys=self.version_keys,
                 location_keys=self.location_keys,
                 absent_version=self.absent_version,
+                latest=self.latest,
             ),
             # relevance ranks before the injection scan so that the scan (and every stage
             # that costs per chunk) runs on the head alone; Safety moves a chunk it had to

@@ -63,6 +63,7 @@ CASES: dict[str, tuple[Any, Any, str]] = {
     "scope": ({"team": "a"}, ["team"], r"scope must be a mapping"),
     "version_policy": ("label", "keep", r"version_policy must be one of"),
     "absent_version": ("empty", "ignore", r"absent_version must be one of \('latest', 'empty', 'error'\), got 'ig"),
+    "latest": ("document", "page", r"latest must be one of \('site', 'document'\), got 'page'"),
     "subject_versions": (False, 1, r"subject_versions must be True or False"),
     "version_keys": ("release", [""], r"version_keys must be a metadata key"),
     "location_keys": (("url",), 5, r"location_keys must be a metadata key"),
@@ -199,7 +200,7 @@ def test_the_reference_page_is_current() -> None:
 def test_every_closed_set_option_documents_each_of_its_values() -> None:
     """The valid values come from ctxassembly.kinds; the reference page names every one."""
     closed = {f.name: f for f in fields(Options) if hasattr(f.metadata["check"], "valid")}
-    assert set(closed) == {"order", "format", "version_policy", "absent_version", "none_score", "safety"}
+    assert set(closed) == {"order", "format", "version_policy", "absent_version", "latest", "none_score", "safety"}
     for name, f in closed.items():
         missing = [v for v in f.metadata["check"].valid if f"`{v}`" not in f.metadata["doc"]]
         assert not missing, f"{name}: the doc does not name {missing}"

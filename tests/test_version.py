@@ -125,3 +125,53 @@ def test_undotted_versions_and_versioned_doc_ids():
     ctx = context("Under the 2024 policy, what is the London limit?")
     assert [c.id for c in VersionFilter().run(cs, ctx)] == ["p24"]
     assert ctx.ledger.call.target_version == "2024"
+
+
+def sited(*pages):
+    """Chunks whose version is a segment of their URL: ``(id, url, text)``."""
+    return chunks(*({"id": i, "text": t, "meta": {"source": url}} for i, url, t in pages))
+
+
+def test_a_page_missing_from_its_docs_newest_release_is_superseded():
+    # "intro" moved in 5.7: its 5.3 copy is no page of the current docs
+    pages = sited(
+        ("g53", "https://docs.example.org/5.3/guide.html", "retry limit 3"),
+        ("g57", "https://docs.example.org/5.7/guide.html", "retry limit 5"),
+        ("i53", "https://docs.example.org/5.3/intro.html", "requires broker 4.5"),
+        ("n57", "https://docs.example.org/5.7/start/intro.html", "requires broker 6.4"),
+    )
+    ctx = context("what is the retry limit?")
+    out = VersionFilter().run(pages, ctx)
+    assert [c.id for c in out] == ["g57", "n57"]
+    assert ctx.report.fate(2).reason == "superseded"
+    assert ctx.report.fate(2).detail["absent_from"] == "5.7"
+    assert "absent_from" not in ctx.report.fate(0).detail  # a plain older copy
+    # the per-document rule keeps it: the newest version of that page present
+    ctx = context("what is the retry limit?")
+    assert [c.id for c in VersionFilter(latest="document").run(pages, ctx)] == ["g57", "i53", "n57"]
+
+
+def test_each_site_has_its_own_newest_release():
+    # two products' docs in one store: product a's 1.x pages are current at 1.4
+    pages = sited(
+        ("a1", "https://kb.example.org/a/1.4/setup.html", "port 80"),
+        ("a0", "https://kb.example.org/a/1.2/setup.html", "port 70"),
+        ("b2", "https://kb.example.org/b/2.0/setup.html", "port 90"),
+        ("b1", "https://kb.example.org/b/1.9/setup.html", "port 91"),
+        ("a9", "https://kb.example.org/a/1.2/faq.html", "no answer"),
+    )
+    ctx = context("which port?")
+    out = VersionFilter().run(pages, ctx)
+    assert [c.id for c in out] == ["a1", "b2"]
+    assert ctx.report.fate(4).detail["absent_from"] == "1.4"
+
+
+def test_a_version_field_alone_has_no_site():
+    # no location: nothing says two documents are one release of one set of docs
+    ctx = context("what is the retry limit?")
+    assert [c.id for c in VersionFilter().run(versioned(), ctx)] == ["a52", "old", "nov"]
+
+
+def test_bad_latest_scope_is_named():
+    with pytest.raises(ConfigError, match="latest.*'page'"):
+        VersionFilter(latest="page")

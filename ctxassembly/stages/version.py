@@ -6,9 +6,12 @@ notes; the ledger says where (``Facts.version``, a :class:`~ctxassembly.ledger.V
 ``field``, ``path``, ``title`` or ``text``). The target comes from the caller, else from
 the question text ("in Django 5.1", "v3.3", "Enterprise 4.2") matched against the
 versions present in any spelling (``5.1`` is ``v5.1``, ``5.1.x`` and a compact ``51``),
-else it is "current": the latest version
-present per document family (the document's identity without its version: the location
-minus its version segment, else ``doc_id``; chunks without either form one family). A
+else it is "current": the newest version of each page's docs (its *site*: the
+location before its version segment), so a page that release lacks is superseded
+(``latest="site"``, the default), and where no location carries the version the latest
+version present per document family (the document's identity without its version: the
+location minus its version segment, else ``doc_id``; chunks without either form one
+family; ``latest="document"`` uses this for every chunk). A
 question that names a version no candidate can be matched to gets a report note.
 
 Text-only candidates carry no version, only change notes that give a *floor* ("New in
@@ -60,7 +63,17 @@ from functools import lru_cache
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import AbsentVersionError, AbsentVersionWarning, ConfigError
-from ctxassembly.kinds import ABSENT_POLICIES, VERSION_POLICIES, AbsentPolicy, Reason, Status, VersionPolicy, one_of
+from ctxassembly.kinds import (
+    ABSENT_POLICIES,
+    LATEST_SCOPES,
+    VERSION_POLICIES,
+    AbsentPolicy,
+    LatestScope,
+    Reason,
+    Status,
+    VersionPolicy,
+    one_of,
+)
 from ctxassembly.ledger import Verdict
 from ctxassembly.pipeline import Context, StageBase
 from ctxassembly.versioning import (
@@ -180,6 +193,12 @@ class VersionFilter(StageBase):
         ``"error"`` raises :class:`~ctxassembly.errors.AbsentVersionError`. The first two
         warn (:class:`~ctxassembly.errors.AbsentVersionWarning`) and note it in the
         report (``absent_version``).
+    :param latest: with no version asked for, what "current" is: ``"site"`` (default) the
+        newest version of the docs each page belongs to (the location before its version
+        segment), so a page missing from that release leaves as ``superseded`` (detail
+        ``absent_from``); ``"document"`` the newest version of each page among the
+        candidates. Pages whose version comes from a field alone, not a location, have no
+        site: theirs is always the per-document latest.
     :raises ConfigError: an unknown policy or a bad key list.
     """
 
@@ -196,8 +215,11 @@ class VersionFilter(StageBase):
         location_keys: Sequence[str] | str = LOCATION_KEYS,
         text_cues: bool = True,
         absent_version: Absent = "latest",
+        latest: LatestScope = "site",
     ) -> None:
         one_of("version_policy", version_policy, VERSION_POLICIES)
+        one_of("latest", latest, LATEST_SCOPES)
+        self.latest = latest
         one_of("absent_version", absent_version, ABSENT_POLICIES)
         self.absent_version = absent_version
         self.version_policy = version_policy
@@ -264,6 +286,29 @@ class VersionFilter(StageBase):
         ctx.report.target_version = target if target is not None else (present[-1] if present else None)
         return target, latest, named
 
+    def _site_latest(self, resolved: list[Resolved], latest: dict[str | None, str]) -> dict[str | None, str]:
+        """A page missing from its docs' newest release is no page of the current docs: its
+        family's "latest" becomes the newest version of its site (the location before the
+        version segment), so its copies leave as superseded (detail ``absent_from``). Returns
+        the families so lifted, with that version."""
+        absent_from: dict[str | None, str] = {}
+        if self.latest != "site":
+            return absent_from
+        newest: dict[str, str] = {}
+        site_of: dict[str | None, str] = {}
+        for r in resolved:
+            if r.version and r.site is not None:
+                if r.site not in newest or order_key(r.version) > order_key(newest[r.site]):
+                    newest[r.site] = r.version
+                if r.version == latest.get(r.document):
+                    site_of[r.document] = r.site
+        for fam, site in site_of.items():
+            top = newest[site]
+            if order_key(top) > order_key(latest[fam]) and not matches(latest[fam], top):
+                latest[fam] = top
+                absent_from[fam] = top
+        return absent_from
+
     def _unmatched(self, named: set[str], present: list[str], ctx: Context) -> tuple[str | None, str]:
         """The question names versions and none is a candidate's: the note, and the
         target by ``absent_version`` when versions exist (with no version anywhere there is
@@ -329,6 +374,7 @@ class VersionFilter(StageBase):
         names = _names_before_versions(ctx.question, ctx.target_version)
         resolved, learnt = resolve_all(chunks, self.version_keys, self.location_keys, self.text_cues, names)
         target, latest, named = self._target(chunks, resolved, ctx, learnt)
+        absent_from = self._site_latest(resolved, latest)
         self._note_resolved(chunks, resolved, ctx)
         fates: Fates = []  # (chunk, status, detail)
         # decided once per distinct (version, wanted version) and per distinct heading
@@ -359,7 +405,8 @@ class VersionFilter(StageBase):
                 match[pair] = self._compare(r.version, want)
             other = match[pair]
             if other is not None:
-                fates.append((c, other, {"version": r.version, "target": want, "from": str(r.source)}))
+                absent = {"absent_from": want} if r.document in absent_from else {}
+                fates.append((c, other, {"version": r.version, "target": want, "from": str(r.source), **absent}))
                 continue
             about = _release_fate(section, r.version, want, docs_versions, named)
             if about is not None:  # a changelog section: its heading decides

@@ -116,7 +116,9 @@ class Resolved:
     oldest version the text announces a change for ("will be removed in 6.0"): the text
     predates it. ``subject`` is a dotted version naming the page itself in its location
     (``.../releases/4.2/``): the page is about that version, whatever its docs version.
-    ``about`` are the versions the text itself describes ("Acme 4.2 supports ..."; see
+    ``site`` is the location before its version segment (``https://host/en/`` of
+    ``https://host/en/5.1/intro``): the documents that share it are one set of docs,
+    released together. ``about`` are the versions the text itself describes ("Acme 4.2 supports ..."; see
     :func:`subjects_in`).
     """
 
@@ -130,6 +132,7 @@ class Resolved:
     ceiling: str | None = None
     subject: str | None = None
     about: tuple[str, ...] = ()
+    site: str | None = None
 
 
 def versions_in(text: str) -> list[str]:
@@ -467,7 +470,7 @@ def _resolve_one(
     names: tuple[str, ...],
 ) -> Resolved:
     # every location's version and identity (the first location that has one wins)
-    path_hit: tuple[str, str, str] | None = None  # (spelling, key, identity)
+    path_hit: tuple[str, str, str, str] | None = None  # (spelling, key, identity, site)
     subject: str | None = None
     plain_identity: str | None = None
     for lkey, host, tokens in row:
@@ -477,7 +480,7 @@ def _resolve_one(
                 plain_identity = _identity(host, tokens, None)
             continue
         if path_hit is None:
-            path_hit = (tokens[at], lkey, _identity(host, tokens, at))
+            path_hit = (tokens[at], lkey, _identity(host, tokens, at), f"{lkey}:{host}/{'/'.join(tokens[:at])}")
             page = tokens[-1]
             if at != len(tokens) - 1 and "." in page and _SHAPE.fullmatch(page):
                 subject = canonical(page)
@@ -489,14 +492,18 @@ def _resolve_one(
         # a plain doc id that happens to hold the version ("releases/5.1" of the 5.1 docs)
         # still names its own document; only a real location is stripped of it
         located = path_hit is not None and (path_hit[1] != "doc_id" or own_doc is None)
+        site = None
         if path_hit is not None and located and same_version(path_hit[0], value):
             document: str | None = path_hit[2]
+            site = path_hit[3]
         else:
             document = own_doc or plain_identity or c.doc_id
-        return Resolved(canonical(value), "field", key, value, document, subject=subject if located else None)
+        return Resolved(
+            canonical(value), "field", key, value, document, subject=subject if located else None, site=site
+        )
     if path_hit is not None:
-        spelling, lkey, identity = path_hit
-        return Resolved(canonical(spelling), "path", lkey, spelling, identity, subject=subject)
+        spelling, lkey, identity, site = path_hit
+        return Resolved(canonical(spelling), "path", lkey, spelling, identity, subject=subject, site=site)
     document = own_doc or plain_identity or c.doc_id
     for text, tkey in ((c.title, "title"), ((c.section or "").split(" > ")[0], "section")):
         if text and text in titled:
