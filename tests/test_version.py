@@ -173,5 +173,16 @@ def test_a_version_field_alone_has_no_site():
 
 
 def test_bad_latest_scope_is_named():
-    with pytest.raises(ConfigError, match="latest.*'page'"):
+    with pytest.raises(ConfigError, match=r"latest must be one of .*got 'page'"):
         VersionFilter(latest="page")
+
+
+def test_a_page_under_an_alias_is_not_lifted_to_a_numbered_release():
+    # "latest/" may be newer than every numbered release: its pages stay
+    pages = sited(
+        ("l", "https://docs.example.org/latest/new.html", "brand new"),
+        ("g5", "https://docs.example.org/5.7/guide.html", "retry limit 5"),
+        ("g3", "https://docs.example.org/5.3/guide.html", "retry limit 3"),
+    )
+    ctx = context("what is new?")
+    assert [c.id for c in VersionFilter().run(pages, ctx)] == ["l", "g5"]

@@ -290,14 +290,15 @@ class VersionFilter(StageBase):
         """A page missing from its docs' newest release is no page of the current docs: its
         family's "latest" becomes the newest version of its site (the location before the
         version segment), so its copies leave as superseded (detail ``absent_from``). Returns
-        the families so lifted, with that version."""
+        the families so lifted, with that version. Only numbered releases count: a page
+        under ``latest/`` or ``main/`` beside numbered docs may be the newest of all."""
         absent_from: dict[str | None, str] = {}
-        if self.latest != "site":
+        if self.latest != "site" or not latest:
             return absent_from
         newest: dict[str, str] = {}
         site_of: dict[str | None, str] = {}
         for r in resolved:
-            if r.version and r.site is not None:
+            if r.version and r.site is not None and not _alias(r.version):
                 if r.site not in newest or order_key(r.version) > order_key(newest[r.site]):
                     newest[r.site] = r.version
                 if r.version == latest.get(r.document):
@@ -545,6 +546,11 @@ def _below(
     if any(not _newer(n, at_most) for n in named):
         return None
     return {"describes": f"{at_most} or older", "target": want, "from": "text"}
+
+
+def _alias(version: str) -> bool:
+    folded = version.casefold()
+    return folded in RELEASE_ALIASES or folded in DEV_ALIASES
 
 
 def _series(version: str) -> str:
