@@ -186,3 +186,16 @@ def test_a_page_under_an_alias_is_not_lifted_to_a_numbered_release():
     )
     ctx = context("what is new?")
     assert [c.id for c in VersionFilter().run(pages, ctx)] == ["l", "g5"]
+
+
+def test_an_archive_year_is_no_release_of_one_set_of_docs():
+    # years vary like versions here, yet a 2023-only post is not missing from 2024's docs
+    pages = sited(
+        ("r3", "https://example.org/news/2023/report.html", "report 2023"),
+        ("r4", "https://example.org/news/2024/report.html", "report 2024"),
+        ("s3", "https://example.org/news/2023/summary.html", "summary 2023"),
+        ("s4", "https://example.org/news/2024/summary.html", "summary 2024"),
+        ("p3", "https://example.org/news/2023/launch.html", "a post"),
+    )
+    ctx = context("what happened?")
+    assert [c.id for c in VersionFilter().run(pages, ctx)] == ["r4", "s4", "p3"]

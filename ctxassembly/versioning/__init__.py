@@ -118,8 +118,9 @@ class Resolved:
     (``.../releases/4.2/``): the page is about that version, whatever its docs version.
     ``site`` is the location before its version segment (``https://host/en/`` of
     ``https://host/en/5.1/intro``): the documents that share it are one set of docs,
-    released together. ``about`` are the versions the text itself describes ("Acme 4.2 supports ..."; see
-    :func:`subjects_in`).
+    released together. Only a release-shaped segment (``5.1``, ``v2``, ``5.x``) has one:
+    a bare ``2024`` may be an archive's year. ``about`` are the versions the text itself
+    describes ("Acme 4.2 supports ..."; see :func:`subjects_in`).
     """
 
     version: str | None = None
@@ -470,7 +471,7 @@ def _resolve_one(
     names: tuple[str, ...],
 ) -> Resolved:
     # every location's version and identity (the first location that has one wins)
-    path_hit: tuple[str, str, str, str] | None = None  # (spelling, key, identity, site)
+    path_hit: tuple[str, str, str, str | None] | None = None  # (spelling, key, identity, site)
     subject: str | None = None
     plain_identity: str | None = None
     for lkey, host, tokens in row:
@@ -480,7 +481,10 @@ def _resolve_one(
                 plain_identity = _identity(host, tokens, None)
             continue
         if path_hit is None:
-            path_hit = (tokens[at], lkey, _identity(host, tokens, at), f"{lkey}:{host}/{'/'.join(tokens[:at])}")
+            # a site only behind a release-shaped segment ("5.1", "v2"): a bare "2024" may
+            # be an archive's year, whose pages are no releases of one set of docs
+            site = f"{lkey}:{host}/{'/'.join(tokens[:at])}" if _SHAPE.fullmatch(tokens[at]) else None
+            path_hit = (tokens[at], lkey, _identity(host, tokens, at), site)
             page = tokens[-1]
             if at != len(tokens) - 1 and "." in page and _SHAPE.fullmatch(page):
                 subject = canonical(page)
