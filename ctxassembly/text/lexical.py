@@ -294,7 +294,20 @@ class Lexical:
 
 
 def _term_counts(texts: Sequence[str], terms: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """``counts[term, text]`` (whole-word hits) and ``lengths[text]`` (words)."""
+    """``counts[term, text]`` (whole-word hits) and ``lengths[text]`` (words). A text that
+    repeats (one passage retrieved for several versions) is counted once and its column
+    copied."""
+    first: dict[str, int] = {}
+    slots = [first.setdefault(t, len(first)) for t in texts]
+    if len(first) == len(slots):
+        return _distinct_counts(texts, terms)
+    counts, lengths = _distinct_counts(list(first), terms)
+    at = np.asarray(slots, dtype=np.intp)
+    return counts[:, at], lengths[at]
+
+
+def _distinct_counts(texts: Sequence[str], terms: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_term_counts`, counting every text."""
     n = len(texts)
     counts = np.zeros((len(terms), n))
     lengths = np.zeros(n)
