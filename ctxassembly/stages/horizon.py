@@ -28,11 +28,13 @@ inside. Text caches make the second pass cost only its new chunks.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
 from ctxassembly.kinds import Reason
 from ctxassembly.ledger import Selection
-from ctxassembly.pipeline import Context, StageBase
+from ctxassembly.pipeline import SHRINK_SLACK, Context, Stage, StageBase
 
 __all__ = ["Depth", "Horizon"]
 
@@ -56,6 +58,7 @@ class Horizon(StageBase):
     """
 
     name = "horizon"
+    shrinks = True
     reads = frozenset({"widened", "selection"})
     writes = frozenset({"horizon_total", "horizon_cut"})
 
@@ -152,6 +155,24 @@ class Depth(StageBase):
         ctx.report.note(self.name, "cut", head=cut, of=len(chunks), depth_tokens=depth, widened=ctx.ledger.call.widened)
         kept = sorted(order[:cut])
         return [chunks[i] for i in kept]
+
+    def hopeless(self, chunks: list[Chunk], ctx: Context, rest: Sequence[Stage]) -> bool:
+        """The pass under way will be starved (:meth:`starved`) whatever ``rest``, the stages
+        still to run in it, do with ``chunks``: candidates wait beyond the depth and either the
+        version stage found no chunk of the asked target, or select would keep every chunk
+        whole and still leave more than ``slack`` of the budget (when every stage before it
+        in ``rest`` only shrinks, :attr:`~ctxassembly.pipeline.StageBase.shrinks`). The
+        pipeline then widens without running the rest of a pass it would roll back."""
+        state = ctx.ledger.call
+        if not state.unread:
+            return False
+        if state.target_unseen is not None:
+            return True
+        at = next((i for i in range(len(rest) - 1, -1, -1) if callable(getattr(rest[i], "starves", None))), None)
+        if at is None or not all(isinstance(s, StageBase) and s.shrinks for s in rest[:at]):
+            return False
+        starves = rest[at].starves  # type: ignore[attr-defined]  # found by getattr above
+        return bool(starves(chunks, ctx, self.slack, SHRINK_SLACK))
 
     def starved(self, ctx: Context) -> bool:
         """True when candidates wait beyond the depth and the last pass either ran out of

@@ -51,6 +51,7 @@ class Safety(StageBase):
     """
 
     name = "safety"
+    shrinks = True
     writes = frozenset({"flags", "cut"})
 
     def __init__(self, policy: Policy = "remove", model: Detector | None = None) -> None:
