@@ -22,7 +22,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import ClassVar, NamedTuple, Protocol, TypeGuard, runtime_checkable
+from typing import ClassVar, NamedTuple, Protocol, runtime_checkable
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
@@ -203,30 +203,40 @@ def run(
     if hopeless is not None and hopeless(head, stages[at:]):
         raise _Hopeless
     widening = stages[at]
-    assert _widens(widening)  # for mypy: found above
     rest = stages[at + 1 :]
     judge = getattr(widening, "hopeless", None)
     check = None if judge is None else lambda chunks, left: bool(judge(chunks, ctx, left))
     ledger = ctx.ledger
+    settle = getattr(widening, "unsettled", None)
+    if settle is not None:
+        ledger.update_call(**widening.begin(ctx))  # type: ignore[attr-defined]  # an unsettled stage has begin
     mark, start = ctx.report.mark(), ledger.mark()
     while True:
+        again: dict[str, object] | None
         try:
             out = run(rest, _run([widening], head, ctx), ctx, check)
         except _Hopeless:
-            pass
+            again = {"widened": ledger.call.widened + 1}
         else:
-            if not widening.starved(ctx):
+            if settle is not None:
+                again = settle(out, ctx)
+            else:
+                again = {"widened": ledger.call.widened + 1} if widening.starved(ctx) else None  # type: ignore[attr-defined]
+            if again is None:
                 return out
-        widened = ledger.call.widened + 1
         ctx.report.rollback(mark)
         ledger.rollback(start)
-        ledger.update_call(widened=widened)
+        ledger.update_call(**again)
 
 
-def _widens(stage: Stage) -> TypeGuard[Widening]:
-    """``stage`` is a :class:`Widening` one: it has a ``starved`` method (what the protocol
-    asks; ``isinstance`` against a runtime protocol costs about 20 us a stage, on every call)."""
-    return callable(getattr(stage, "starved", None))
+def _widens(stage: Stage) -> bool:
+    """``stage`` runs the stages after it again: a :class:`Widening` one (it has a
+    ``starved`` method: what the protocol asks; ``isinstance`` against a runtime protocol
+    costs about 20 us a stage, on every call), or one that settles the pass after it ran
+    (``unsettled(out, ctx)``, with ``begin(ctx)``: the call facts of its first pass;
+    ``unsettled`` gives those of the next one, ``None`` when the pass stands: the safety
+    stage scanning only what the context would show)."""
+    return callable(getattr(stage, "starved", None)) or callable(getattr(stage, "unsettled", None))
 
 
 def _run(stages: Sequence[Stage], chunks: list[Chunk], ctx: Context) -> list[Chunk]:

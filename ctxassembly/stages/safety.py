@@ -21,6 +21,13 @@ The rules are the first net; a learned detector is the second (``model``, the op
 batch, and a sentence it flags that no rule found is treated the same way, under the
 class ``learned`` (code ``injection:learned``).
 
+In a pipeline the stage is lazy: a pass leaves every chunk it has not been told to scan
+unscanned (``ledger.call.unscanned``), and once the pass has chosen, :meth:`Safety.unsettled`
+scans the chunks the context shows (and those merged into them); if one carries a
+finding, the pipeline runs the stages from safety on again with it in
+``ledger.call.scanned``. Every chunk shown is scanned; a candidate never shown never is
+(``lazy=False``, or the stage run on its own: every chunk it is given).
+
 A chunk that carried such a sentence is suspect: whatever survives of it moves behind
 every clean chunk (in their incoming order). The default pipeline scans only the head
 of the relevance ranking (see :class:`~ctxassembly.stages.horizon.Horizon`), so the
@@ -47,29 +54,41 @@ Policy = SafetyMode
 class Safety(StageBase):
     """Find instruction-like sentences and remove them, drop the chunk, or flag it.
 
+    :param lazy: in a pipeline, scan only the chunks the context would show (see the
+        module docs); ``False``: every chunk that reaches the stage.
     :raises ConfigError: an unknown policy.
     """
 
     name = "safety"
     shrinks = True
-    writes = frozenset({"flags", "cut"})
+    reads = frozenset({"scanned", "unscanned", "merged_from"})
+    writes = frozenset({"flags", "cut", "unscanned"})
 
-    def __init__(self, policy: Policy = "remove", model: Detector | None = None) -> None:
+    def __init__(self, policy: Policy = "remove", model: Detector | None = None, *, lazy: bool = True) -> None:
         one_of("safety policy", policy, SAFETY_MODES)
         self.policy = policy
         self.model = model
+        self.lazy = lazy
 
     def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
         out, suspect = [], []
-        rules = [find_injections(c.text) for c in chunks]
-        learned = self.model.spans_many([c.text for c in chunks], rules) if self.model is not None else None
-        label_spans = _label_spans(chunks, self.model)
-        for i, c in enumerate(chunks):
-            spans = rules[i] if learned is None else combine(rules[i], learned[i])
-            labelled = _label_findings(c, label_spans)
-            if not spans and not labelled:
+        scanned = ctx.ledger.call.scanned
+        if scanned is not None:
+            # in a pipeline: only the inputs the context would show are scanned; the others
+            # pass on as they are, and the pipeline asks unsettled() once the pass has run
+            look = [c for c in chunks if c.index in scanned]
+            waiting = tuple(c for c in chunks if c.index not in scanned)
+            if waiting:
+                ctx.ledger.update_call(unscanned=waiting)
+        else:
+            look = chunks
+        hits = {id(c): hit for c, hit in zip(look, self._scan(look), strict=True) if hit is not None}
+        for c in chunks:
+            hit = hits.get(id(c))
+            if hit is None:
                 out.append(c)
                 continue
+            spans, labelled = hit
             found = [
                 {"code": f"injection:{cls}", "class": cls, "text": c.text[s:e].strip()[:200]} for s, e, cls in spans
             ]
@@ -94,6 +113,47 @@ class Safety(StageBase):
                 kept = _replace_text(kept, text)
             suspect.append(kept)
         return out + suspect
+
+    def begin(self, ctx: Context) -> dict[str, object]:
+        """The call facts of a pipeline's first pass: scan nothing yet (a lazy stage), or
+        every chunk."""
+        return {"scanned": frozenset() if self.lazy else None}
+
+    def unsettled(self, out: list[Chunk], ctx: Context) -> dict[str, object] | None:
+        """After a pass of the pipeline: ``None`` when every chunk the context shows (``out``
+        and the chunks merged into them) was scanned, or is clean now that it is (the
+        pass stands: it is what scanning them first would have given); else the next
+        pass's facts, which scan them too (whatever they carried is removed and they move
+        behind the clean ones, so the choice is made again)."""
+        call = ctx.ledger.call
+        if call.scanned is None or not call.unscanned:
+            return None
+        shown = {c.index for c in out}
+        ledger = ctx.ledger
+        merged = {i for c in out for i in ledger[c.index].merged_from}
+        now = [c for c in call.unscanned if c.index in shown or c.id in merged]
+        if not any(self._scan(now)):
+            return None
+        return {"scanned": call.scanned | {c.index for c in now}}
+
+    def _scan(self, chunks: list[Chunk]) -> list[tuple[Spans, list[Finding]] | None]:
+        """Per chunk, its findings (the spans in the text: the rules', then the learned
+        detector's on one batch; and the labels'), ``None`` for a clean one."""
+        if not chunks:
+            return []
+        rules = [find_injections(c.text) for c in chunks]
+        learned = self.model.spans_many([c.text for c in chunks], rules) if self.model is not None else None
+        label_spans = _label_spans(chunks, self.model)
+        out: list[tuple[Spans, list[Finding]] | None] = []
+        for i, c in enumerate(chunks):
+            spans = rules[i] if learned is None else combine(rules[i], learned[i])
+            labelled = _label_findings(c, label_spans)
+            out.append((spans, labelled) if spans or labelled else None)
+        return out
+
+
+Spans = tuple[tuple[int, int, str], ...]
+Finding = tuple[str, str | None, dict[str, str]]
 
 
 #: the labels the context shows that are chunk fields, and those read from metadata
