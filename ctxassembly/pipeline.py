@@ -219,7 +219,10 @@ def run(
             again = {"widened": ledger.call.widened + 1}
         else:
             if settle is not None:
-                again = settle(out, ctx)
+                t0 = time.perf_counter()
+                again = settle(out, ctx)  # its scan is the stage's time
+                timings = ctx.report.timings_ms
+                timings[widening.name] = timings.get(widening.name, 0.0) + (time.perf_counter() - t0) * 1000
             else:
                 again = {"widened": ledger.call.widened + 1} if widening.starved(ctx) else None  # type: ignore[attr-defined]
             if again is None:
