@@ -142,8 +142,15 @@ class Safety(StageBase):
         if not chunks:
             return []
         rules = [find_injections(c.text) for c in chunks]
-        learned = self.model.spans_many([c.text for c in chunks], rules) if self.model is not None else None
-        label_spans = _label_spans(chunks, self.model)
+        values = list(dict.fromkeys(v for c in chunks for _, v in _label_values(c)))
+        value_rules = [find_injections(v) for v in values]
+        if self.model is None:
+            learned, label_spans = None, dict(zip(values, value_rules, strict=True))
+        else:
+            # the texts and the labels in one batch: one pass of the detector a call
+            both = self.model.spans_many([c.text for c in chunks] + values, rules + value_rules)
+            learned = both[: len(chunks)]
+            label_spans = {v: combine(r, m) for v, r, m in zip(values, value_rules, both[len(chunks) :], strict=True)}
         out: list[tuple[Spans, list[Finding]] | None] = []
         for i, c in enumerate(chunks):
             spans = rules[i] if learned is None else combine(rules[i], learned[i])
@@ -175,23 +182,12 @@ def _label_values(c: Chunk) -> list[tuple[str, str]]:
     return [(k, v) for k, v in values if isinstance(v, str) and v]
 
 
-def _label_spans(chunks: list[Chunk], model: Detector | None) -> dict[str, tuple[tuple[int, int, str], ...]]:
-    """The spans of every distinct label value of ``chunks``: the rules', and the model's
-    where no rule found one (all labels of the call in one batch)."""
-    values = list(dict.fromkeys(v for c in chunks for _, v in _label_values(c)))
-    rules = [find_injections(v) for v in values]
-    if model is None or not values:
-        return dict(zip(values, rules, strict=True))
-    learned = model.spans_many(values, rules)
-    return {v: combine(r, m) for v, r, m in zip(values, rules, learned, strict=True)}
-
-
 def _label_findings(
     c: Chunk, found: dict[str, tuple[tuple[int, int, str], ...]]
 ) -> list[tuple[str, str | None, dict[str, str]]]:
     """``(label, what is left of it, finding)`` for each label that holds an injection
     (what is left is ``None`` when nothing readable remains); ``found`` the spans of each
-    label value (:func:`_label_spans`)."""
+    label value (:meth:`Safety._scan`)."""
     out: list[tuple[str, str | None, dict[str, str]]] = []
     for name, value in _label_values(c):
         spans = found[value]
