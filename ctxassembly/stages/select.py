@@ -136,20 +136,25 @@ class Select(StageBase):
         spent = per_chunk * len(chunks) + self.separator_tokens * len(chunks)
         if spent >= bar:
             return False
-        at_least = ctx.count_tokens.lower_bound
-        parts = (
-            [self.render(c, _status(ctx, c)) if self.render is not None else ("", c.text, "") for c in chunks]
-            if self.cost is None
-            else []
-        )
-        if at_least is not None and parts and spent + sum(at_least(b) for _, b, _ in parts) >= bar:
-            return False  # the bodies alone reach the bar: no need to count them
-        for k, c in enumerate(chunks):
-            if self.cost is not None:
+        if self.cost is not None:
+            for c in chunks:
                 spent += self.cost(c, ctx) - self.separator_tokens
-            else:
-                head, body, tail = parts[k]
-                spent += ctx.count_tokens(head) + ctx.count_tokens(body) + ctx.count_tokens(tail)
+                if spent >= bar:
+                    return False
+            return True
+        # the bodies' cheap lower bounds first, rendering one chunk at a time: a long list
+        # reaches the bar after a few chunks, and nothing is counted then
+        at_least = ctx.count_tokens.lower_bound
+        parts, floor = [], spent
+        for c in chunks:
+            part = self.render(c, _status(ctx, c)) if self.render is not None else ("", c.text, "")
+            parts.append(part)
+            if at_least is not None:
+                floor += at_least(part[1])
+                if floor >= bar:
+                    return False
+        for head, body, tail in parts:
+            spent += ctx.count_tokens(head) + ctx.count_tokens(body) + ctx.count_tokens(tail)
             if spent >= bar:
                 return False
         return True
