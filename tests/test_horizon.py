@@ -4,9 +4,10 @@ import pytest
 
 from ctxassembly import AbsentVersionError, AbsentVersionWarning, Assembler, ConfigError
 from ctxassembly.data import SAMPLE_QUESTIONS, load_corpus, retriever
+from ctxassembly.kinds import Reason
 from ctxassembly.pipeline import Selection, StageBase
 from ctxassembly.report import Report
-from ctxassembly.stages.horizon import Depth, Horizon
+from ctxassembly.stages.horizon import Depth, Horizon, _by_score
 from ctxassembly.stages.select import Select
 from tests.conftest import chunks, context
 
@@ -351,3 +352,29 @@ def test_select_starves_when_every_chunk_whole_leaves_the_slack():
     assert not sel.starves(small, context(budget=250), slack=0.1)  # 150 of 150
     assert not sel.starves(small * 6, context(budget=1000), slack=0.1, per_chunk=8)  # 18 x 58 > 810
     assert sel.starves([], context(budget=1000), slack=0.1)
+
+
+@pytest.mark.parametrize(
+    "scores",
+    [
+        [0.5, None, 0.9, 0.5, None, 0.1, 0.9, 0.0, -0.0],
+        [0.5, None, float("-inf"), float("inf"), None, 0.5],  # not finite: the tuple key
+        [None, None, None],
+    ],
+)
+def test_depth_orders_by_score_missing_last_ties_in_incoming_order(scores):
+    cs = [c.evolve(score=s) for c, s in zip(chunks(*[(f"c{i}", "x") for i in range(len(scores))]), scores, strict=True)]
+    expected = sorted(range(len(cs)), key=lambda i: (scores[i] is None, -(scores[i] or 0.0), i))
+    assert _by_score(cs) == expected
+
+
+def test_drop_all_records_each_fate_and_refuses_a_second_one():
+    ctx = context()
+    cs = chunks(("a", "x"), ("b", "y"))
+    ctx.report.drop_all(cs, "depth", Reason.BEYOND_HORIZON, ({"rank": r} for r in (3, 4)))
+    assert [(d.id, d.stage, d.reason, d.detail) for d in ctx.report.fates] == [
+        ("a", "depth", "beyond_horizon", {"rank": 3}),
+        ("b", "depth", "beyond_horizon", {"rank": 4}),
+    ]
+    with pytest.raises(RuntimeError, match="already has a fate"):
+        ctx.report.drop_all(cs[:1], "depth", Reason.BEYOND_HORIZON, [{}])
