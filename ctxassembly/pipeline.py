@@ -117,8 +117,8 @@ class StageBase:
     :cvar shrinks: the stage never adds a chunk and never makes one cost select more than a
         few tokens (:data:`SHRINK_SLACK`) beyond its whole cost before the stage (it drops,
         reorders, cuts or joins): a widening stage may then judge a pass from the chunks
-        before it (:meth:`Widening.hopeless`). ``False`` (the default) for any stage that
-        may write new text.
+        before it (:meth:`Depth.hopeless <ctxassembly.stages.horizon.Depth.hopeless>`).
+        ``False`` (the default) for any stage that may write new text.
     """
 
     name: str
@@ -192,9 +192,9 @@ def run(
 
     A widening stage with a ``hopeless(chunks, ctx, rest)`` method is asked once in each of
     its passes, before the next widening stage (the depth: after the version and relevance
-    stages, before the horizon), whether the pass must starve whatever ``rest``, the stages
-    still to run in it, do; then
-    the costly stages are not run for a pass that would be rolled back: it widens at once.
+    stages, before the horizon), whether the pass must starve whatever ``rest`` (the
+    stages still to run in it) does; if so, the costly stages are not run for a pass that
+    would be rolled back, and it widens at once.
     """
     at = next((i for i, s in enumerate(stages) if _widens(s)), len(stages))
     head = _run(stages[:at], chunks, ctx)
