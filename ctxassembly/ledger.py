@@ -163,6 +163,10 @@ class Call:
     horizon_total: int | None = None  # horizon: chunks that reached it
     horizon_cut: int | None = None  # horizon: how many of them it passed on
     selection: Selection | None = None  # select: what it spent (None: no select ran)
+    # safety: the inputs it scans (None: every one it is given; the pipeline starts with
+    # none and adds those the context would show) and the chunks it passed on unscanned
+    scanned: frozenset[int] | None = None
+    unscanned: tuple[Chunk, ...] = ()
 
     @property
     def unread(self) -> bool:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import ClassVar, NamedTuple, Protocol, TypeGuard, runtime_checkable
+from typing import ClassVar, NamedTuple, Protocol, runtime_checkable
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
@@ -33,6 +33,7 @@ from ctxassembly.text.selection import removed_passages
 from ctxassembly.tokens import TokenCounter, get_counter
 
 __all__ = [
+    "SHRINK_SLACK",
     "Context",
     "Selection",
     "Stage",
@@ -113,6 +114,11 @@ class StageBase:
     :cvar reads: the ledger facts the stage reads (:class:`~ctxassembly.ledger.Facts` and
         :class:`~ctxassembly.ledger.Call` field names).
     :cvar writes: the ledger facts it writes; writing any other raises.
+    :cvar shrinks: the stage never adds a chunk and never makes one cost select more than a
+        few tokens (:data:`SHRINK_SLACK`) beyond its whole cost before the stage (it drops,
+        reorders, cuts or joins): a widening stage may then judge a pass from the chunks
+        before it (:meth:`Depth.hopeless <ctxassembly.stages.horizon.Depth.hopeless>`).
+        ``False`` (the default) for any stage that may write new text.
     """
 
     name: str
@@ -120,6 +126,12 @@ class StageBase:
     uses_model: bool = False
     reads: ClassVar[frozenset[str]] = frozenset()
     writes: ClassVar[frozenset[str]] = frozenset()
+    shrinks: ClassVar[bool] = False
+
+
+#: tokens a shrinking stage may still add to one chunk's cost: a blank line bridging a
+#: merge gap, a gap marker standing where an excerpt removed a block
+SHRINK_SLACK = 8
 
 
 @runtime_checkable
@@ -163,33 +175,71 @@ def traits(stage: Stage) -> Traits:
     return Traits(0, False)
 
 
-def run(stages: Sequence[Stage], chunks: list[Chunk], ctx: Context) -> list[Chunk]:
+class _Hopeless(Exception):
+    """The pass under way will starve whatever the stages left in it do (see :func:`run`)."""
+
+
+def run(
+    stages: Sequence[Stage],
+    chunks: list[Chunk],
+    ctx: Context,
+    hopeless: Callable[[list[Chunk], Sequence[Stage]], bool] | None = None,
+) -> list[Chunk]:
     """Run ``stages`` in order; from each :class:`Widening` stage on, again while it says
     the pass starved (the report and the ledger of the starved pass are rolled back, and
     ``ledger.call.widened`` goes one up: every widening stage's cut doubles). A widening
-    stage behind another (the horizon behind the depth) widens first, inside the pass."""
+    stage behind another (the horizon behind the depth) widens first, inside the pass.
+
+    A widening stage with a ``hopeless(chunks, ctx, rest)`` method is asked once in each of
+    its passes, before the next widening stage (the depth: after the version and relevance
+    stages, before the horizon), whether the pass must starve whatever ``rest`` (the
+    stages still to run in it) does; if so, the costly stages are not run for a pass that
+    would be rolled back, and it widens at once.
+    """
     at = next((i for i, s in enumerate(stages) if _widens(s)), len(stages))
     head = _run(stages[:at], chunks, ctx)
     if at == len(stages):
         return head
+    if hopeless is not None and hopeless(head, stages[at:]):
+        raise _Hopeless
     widening = stages[at]
-    assert _widens(widening)  # for mypy: found above
+    rest = stages[at + 1 :]
+    judge = getattr(widening, "hopeless", None)
+    check = None if judge is None else lambda chunks, left: bool(judge(chunks, ctx, left))
     ledger = ctx.ledger
+    settle = getattr(widening, "unsettled", None)
+    if settle is not None:
+        ledger.update_call(**widening.begin(ctx))  # type: ignore[attr-defined]  # an unsettled stage has begin
     mark, start = ctx.report.mark(), ledger.mark()
     while True:
-        out = run(stages[at + 1 :], _run([widening], head, ctx), ctx)
-        if not widening.starved(ctx):
-            return out
-        widened = ledger.call.widened + 1
+        again: dict[str, object] | None
+        try:
+            out = run(rest, _run([widening], head, ctx), ctx, check)
+        except _Hopeless:
+            again = {"widened": ledger.call.widened + 1}
+        else:
+            if settle is not None:
+                t0 = time.perf_counter()
+                again = settle(out, ctx)  # its scan is the stage's time
+                timings = ctx.report.timings_ms
+                timings[widening.name] = timings.get(widening.name, 0.0) + (time.perf_counter() - t0) * 1000
+            else:
+                again = {"widened": ledger.call.widened + 1} if widening.starved(ctx) else None  # type: ignore[attr-defined]
+            if again is None:
+                return out
         ctx.report.rollback(mark)
         ledger.rollback(start)
-        ledger.update_call(widened=widened)
+        ledger.update_call(**again)
 
 
-def _widens(stage: Stage) -> TypeGuard[Widening]:
-    """``stage`` is a :class:`Widening` one: it has a ``starved`` method (what the protocol
-    asks; ``isinstance`` against a runtime protocol costs about 20 us a stage, on every call)."""
-    return callable(getattr(stage, "starved", None))
+def _widens(stage: Stage) -> bool:
+    """``stage`` runs the stages after it again: a :class:`Widening` one (it has a
+    ``starved`` method: what the protocol asks; ``isinstance`` against a runtime protocol
+    costs about 20 us a stage, on every call), or one that settles the pass after it ran
+    (``unsettled(out, ctx)``, with ``begin(ctx)``: the call facts of its first pass;
+    ``unsettled`` gives those of the next one, ``None`` when the pass stands: the safety
+    stage scanning only what the context would show)."""
+    return callable(getattr(stage, "starved", None)) or callable(getattr(stage, "unsettled", None))
 
 
 def _run(stages: Sequence[Stage], chunks: list[Chunk], ctx: Context) -> list[Chunk]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -94,6 +94,16 @@ class Report:
         :raises ConfigError: a reason that is not a :class:`Reason`, listing the valid ones.
         """
         self._set(Decision(_index(chunk), chunk.id, stage, _reason(reason), detail))  # **detail is a fresh dict
+
+    def drop_all(self, chunks: Iterable[Chunk], stage: str, reason: Reason, details: Iterable[dict[str, Any]]) -> None:
+        """:meth:`drop` for each of ``chunks`` with its detail (one of ``details``, fresh
+        dicts), at a third less per chunk: the depth and the horizon record hundreds."""
+        fates = self._fates
+        for chunk, detail in zip(chunks, details, strict=True):
+            index = _index(chunk)
+            if index in fates:
+                self._set(Decision(index, chunk.id, stage, reason, detail))  # raises, naming both
+            fates[index] = Decision(index, chunk.id, stage, reason, detail)
 
     def drop_index(self, index: int, chunk_id: str, stage: str, reason: Reason | str, **detail: Any) -> None:
         self._set(Decision(index, chunk_id, stage, _reason(reason), detail))

@@ -1,10 +1,14 @@
+import warnings
+
 import pytest
 
 from ctxassembly import AbsentVersionError, AbsentVersionWarning, Assembler, ConfigError
 from ctxassembly.data import SAMPLE_QUESTIONS, load_corpus, retriever
-from ctxassembly.pipeline import Selection
+from ctxassembly.kinds import Reason
+from ctxassembly.pipeline import Selection, StageBase
 from ctxassembly.report import Report
-from ctxassembly.stages.horizon import Depth, Horizon
+from ctxassembly.stages.horizon import Depth, Horizon, _by_score
+from ctxassembly.stages.select import Select
 from tests.conftest import chunks, context
 
 pytestmark = pytest.mark.unit
@@ -275,3 +279,102 @@ def test_the_depth_runs_dry_only_when_select_took_everything_and_budget_is_left(
         depth_cut=100, selection=Selection(tokens=990, available=1000, overflow=4), target_unseen="9.0"
     )
     assert d.starved(ctx)  # the target asked for is not within the depth
+
+
+class _Passes:
+    """A pass-through stage that counts the passes it ran in; with ``shrinks`` it is a
+    StageBase that declares so (the depth may judge a pass across it), without it a plain
+    stage (it may write anything: the depth must run the pass to the end)."""
+
+    name = "passes"
+
+    def __init__(self) -> None:
+        self.runs = 0
+
+    def run(self, chunks, ctx):
+        self.runs += 1
+        return chunks
+
+
+class _ShrinkingPasses(_Passes, StageBase):
+    shrinks = True
+
+
+def _with(stage):
+    stages = Assembler().stages
+    at = [s.name for s in stages].index("horizon") + 1
+    return Assembler(stages=[*stages[:at], stage, *stages[at:]])
+
+
+def _small_head_under_many_others():
+    # the retriever's best 300 (beyond 16 budgets of 300 tokens) are another release's; the
+    # 2.0 chunks within the first depth cannot fill the budget: the pass is hopeless
+    old = [
+        {"id": f"o{i}", "text": FILLER.format(f"OPT_{i}", "old"), "score": 0.9 - i / 1e4, "version": "1.0"}
+        for i in range(290)
+    ]
+    new = [
+        {"id": f"n{i}", "text": FILLER.format(f"OPT_{i}", "new"), "score": 0.95 - i / 1e3, "version": "2.0"}
+        for i in range(3)
+    ]
+    more = [
+        {"id": f"m{i}", "text": FILLER.format(f"MORE_{i}", "new"), "score": 0.5, "version": "2.0"} for i in range(60)
+    ]
+    return new + old + more
+
+
+@pytest.mark.parametrize("target", ["2.0", "3.0"])
+def test_a_hopeless_pass_widens_before_the_costly_stages_and_changes_nothing(target):
+    # 2.0: the three 2.0 chunks within the depth leave the budget unspent, whatever the
+    # stages behind the horizon do; 3.0: no chunk within the depth carries the target
+    cands = _small_head_under_many_others()
+    question = "Which setting controls the new behaviour?"
+    judged, blind = _ShrinkingPasses(), _Passes()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", AbsentVersionWarning)
+        on = _with(judged).run(question, cands, budget=300, target_version=target)
+        off = _with(blind).run(question, cands, budget=300, target_version=target)
+    assert outcome(on) == outcome(off)
+    assert on.report.notes == off.report.notes
+    assert on.report.ledger.call.widened == off.report.ledger.call.widened >= 1
+    # the judged pipeline ran the stages behind the horizon only in the last pass (the ones
+    # before it were hopeless); the blind one in every pass when the budget decided (a
+    # stage it cannot judge might have filled it), and once when the target was missing
+    # (nothing behind the version stage can make it seen)
+    assert judged.runs == 1
+    assert blind.runs == (off.report.ledger.call.widened + 1 if target == "2.0" else 1)
+
+
+def test_select_starves_when_every_chunk_whole_leaves_the_slack():
+    sel = Select(reserve=100)
+    small = chunks(*[(f"c{i}", "word " * 50) for i in range(3)])  # 50 tokens each
+    assert sel.starves(small, context(budget=1000), slack=0.1)  # 150 of 900
+    assert not sel.starves(small, context(budget=250), slack=0.1)  # 150 of 150
+    assert not sel.starves(small * 6, context(budget=1000), slack=0.1, per_chunk=8)  # 18 x 58 > 810
+    assert sel.starves([], context(budget=1000), slack=0.1)
+
+
+@pytest.mark.parametrize(
+    "scores",
+    [
+        [0.5, None, 0.9, 0.5, None, 0.1, 0.9, 0.0, -0.0],
+        [0.5, None, float("-inf"), float("inf"), None, 0.5],  # not finite: the tuple key
+        [None, None, None],
+    ],
+)
+def test_depth_orders_by_score_missing_last_ties_in_incoming_order(scores):
+    cs = [c.evolve(score=s) for c, s in zip(chunks(*[(f"c{i}", "x") for i in range(len(scores))]), scores, strict=True)]
+    expected = sorted(range(len(cs)), key=lambda i: (scores[i] is None, -(scores[i] or 0.0), i))
+    assert _by_score(cs) == expected
+
+
+def test_drop_all_records_each_fate_and_refuses_a_second_one():
+    ctx = context()
+    cs = chunks(("a", "x"), ("b", "y"))
+    ctx.report.drop_all(cs, "depth", Reason.BEYOND_HORIZON, ({"rank": r} for r in (3, 4)))
+    assert [(d.id, d.stage, d.reason, d.detail) for d in ctx.report.fates] == [
+        ("a", "depth", "beyond_horizon", {"rank": 3}),
+        ("b", "depth", "beyond_horizon", {"rank": 4}),
+    ]
+    with pytest.raises(RuntimeError, match="already has a fate"):
+        ctx.report.drop_all(cs[:1], "depth", Reason.BEYOND_HORIZON, [{}])

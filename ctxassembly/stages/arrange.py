@@ -58,6 +58,7 @@ class Arrange(StageBase):
     """
 
     name = "arrange"
+    shrinks = True
     reads = frozenset({"conflicts_with", "version"})
     writes = frozenset({"version"})
 

@@ -49,6 +49,7 @@ class Dedup(StageBase):
     """
 
     name = "dedup"
+    shrinks = True
     reads = frozenset({"version", "target_version", "duplicates"})
     writes = frozenset({"duplicates", "conflicts_with"})
 

@@ -74,6 +74,7 @@ class Excerpt(StageBase):
     """
 
     name = "excerpt"
+    shrinks = True
     reads = frozenset({"cut"})
     writes = frozenset({"blocks", "cut"})  # blocks: the block scores select's fit reads
 

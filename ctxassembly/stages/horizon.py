@@ -28,11 +28,14 @@ inside. Text caches make the second pass cost only its new chunks.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
+
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
 from ctxassembly.kinds import Reason
 from ctxassembly.ledger import Selection
-from ctxassembly.pipeline import Context, StageBase
+from ctxassembly.pipeline import SHRINK_SLACK, Context, Stage, StageBase
 
 __all__ = ["Depth", "Horizon"]
 
@@ -56,6 +59,7 @@ class Horizon(StageBase):
     """
 
     name = "horizon"
+    shrinks = True
     reads = frozenset({"widened", "selection"})
     writes = frozenset({"horizon_total", "horizon_cut"})
 
@@ -80,8 +84,8 @@ class Horizon(StageBase):
         if cut == len(chunks):
             return chunks
         horizon = round(limit)
-        for rank in range(cut, len(chunks)):
-            ctx.report.drop(chunks[rank], self.name, Reason.BEYOND_HORIZON, rank=rank, horizon=horizon, head=cut)
+        details = ({"rank": rank, "horizon": horizon, "head": cut} for rank in range(cut, len(chunks)))
+        ctx.report.drop_all(chunks[cut:], self.name, Reason.BEYOND_HORIZON, details)
         ctx.report.note(self.name, "cut", head=cut, of=len(chunks), horizon_tokens=horizon, widened=state.widened)
         return chunks[:cut]
 
@@ -141,17 +145,35 @@ class Depth(StageBase):
             ctx.ledger.update_call(depth_total=len(chunks), depth_cut=len(chunks))
             return chunks
         limit = self.depth * ctx.budget * scale
-        order = sorted(range(len(chunks)), key=lambda i: (chunks[i].score is None, -(chunks[i].score or 0.0), i))
+        order = _by_score(chunks)
         cut = _head([chunks[i] for i in order], floor, limit, self.chars_per_token)
         ctx.ledger.update_call(depth_total=len(chunks), depth_cut=cut)
         if cut == len(order):
             return chunks
         depth = round(limit)
-        for rank in range(cut, len(order)):
-            ctx.report.drop(chunks[order[rank]], self.name, Reason.BEYOND_HORIZON, rank=rank, depth=depth, head=cut)
+        details = ({"rank": rank, "depth": depth, "head": cut} for rank in range(cut, len(order)))
+        ctx.report.drop_all([chunks[i] for i in order[cut:]], self.name, Reason.BEYOND_HORIZON, details)
         ctx.report.note(self.name, "cut", head=cut, of=len(chunks), depth_tokens=depth, widened=ctx.ledger.call.widened)
         kept = sorted(order[:cut])
         return [chunks[i] for i in kept]
+
+    def hopeless(self, chunks: list[Chunk], ctx: Context, rest: Sequence[Stage]) -> bool:
+        """The pass under way will be starved (:meth:`starved`) whatever ``rest``, the stages
+        still to run in it, do with ``chunks``: candidates wait beyond the depth and either the
+        version stage found no chunk of the asked target, or select would keep every chunk
+        whole and still leave more than ``slack`` of the budget (when every stage before it
+        in ``rest`` only shrinks, :attr:`~ctxassembly.pipeline.StageBase.shrinks`). The
+        pipeline then widens without running the rest of a pass it would roll back."""
+        state = ctx.ledger.call
+        if not state.unread:
+            return False
+        if state.target_unseen is not None:
+            return True
+        at = next((i for i in range(len(rest) - 1, -1, -1) if callable(getattr(rest[i], "starves", None))), None)
+        if at is None or not all(isinstance(s, StageBase) and s.shrinks for s in rest[:at]):
+            return False
+        starves = rest[at].starves  # type: ignore[attr-defined]  # found by getattr above
+        return bool(starves(chunks, ctx, self.slack, SHRINK_SLACK))
 
     def starved(self, ctx: Context) -> bool:
         """True when candidates wait beyond the depth and the last pass either ran out of
@@ -166,6 +188,17 @@ class Depth(StageBase):
         selection = state.selection
         ran_dry = selection is not None and selection.overflow == 0 and _starved(selection, self.slack)
         return state.target_unseen is not None or ran_dry
+
+
+def _by_score(chunks: list[Chunk]) -> list[int]:
+    """Positions of ``chunks``, best retriever score first (a missing score last, ties in
+    the incoming order). With finite scores (what validation lets through from a mapping)
+    one float key does it: the stable sort keeps ties in order."""
+    scores = [c.score for c in chunks]
+    if all(s is None or math.isfinite(s) for s in scores):
+        keys = [math.inf if s is None else -s for s in scores]
+        return sorted(range(len(keys)), key=keys.__getitem__)
+    return sorted(range(len(scores)), key=lambda i: (scores[i] is None, -(scores[i] or 0.0), i))
 
 
 def _head(chunks: list[Chunk], floor: int, limit: float, chars_per_token: float) -> int:

@@ -33,6 +33,7 @@ class Merge(StageBase):
     """
 
     name = "merge"
+    shrinks = True
     writes = frozenset({"merged_from"})
 
     def __init__(self, merge_gap: int = 0, *, max_share: float = 0.4) -> None:

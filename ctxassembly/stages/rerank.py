@@ -97,6 +97,7 @@ class Rerank(StageBase):
     """
 
     name = "rerank"
+    shrinks = True
     writes = frozenset({"rerank", "rank", "retriever_score"})
     reads = frozenset({"retriever_score"})
     uses_model = True

@@ -21,6 +21,13 @@ The rules are the first net; a learned detector is the second (``model``, the op
 batch, and a sentence it flags that no rule found is treated the same way, under the
 class ``learned`` (code ``injection:learned``).
 
+In a pipeline the stage is lazy: a pass leaves every chunk it has not been told to scan
+unscanned (``ledger.call.unscanned``), and once the pass has chosen, :meth:`Safety.unsettled`
+scans the chunks the context shows (and those merged into them); if one carries a
+finding, the pipeline runs the stages from safety on again with it in
+``ledger.call.scanned``. Every chunk shown is scanned; a candidate never shown never is
+(``lazy=False``, or the stage run on its own: every chunk it is given).
+
 A chunk that carried such a sentence is suspect: whatever survives of it moves behind
 every clean chunk (in their incoming order). The default pipeline scans only the head
 of the relevance ranking (see :class:`~ctxassembly.stages.horizon.Horizon`), so the
@@ -47,28 +54,41 @@ Policy = SafetyMode
 class Safety(StageBase):
     """Find instruction-like sentences and remove them, drop the chunk, or flag it.
 
+    :param lazy: in a pipeline, scan only the chunks the context would show (see the
+        module docs); ``False``: every chunk that reaches the stage.
     :raises ConfigError: an unknown policy.
     """
 
     name = "safety"
-    writes = frozenset({"flags", "cut"})
+    shrinks = True
+    reads = frozenset({"scanned", "unscanned", "merged_from"})
+    writes = frozenset({"flags", "cut", "unscanned"})
 
-    def __init__(self, policy: Policy = "remove", model: Detector | None = None) -> None:
+    def __init__(self, policy: Policy = "remove", model: Detector | None = None, *, lazy: bool = True) -> None:
         one_of("safety policy", policy, SAFETY_MODES)
         self.policy = policy
         self.model = model
+        self.lazy = lazy
 
     def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
         out, suspect = [], []
-        rules = [find_injections(c.text) for c in chunks]
-        learned = self.model.spans_many([c.text for c in chunks], rules) if self.model is not None else None
-        label_spans = _label_spans(chunks, self.model)
-        for i, c in enumerate(chunks):
-            spans = rules[i] if learned is None else combine(rules[i], learned[i])
-            labelled = _label_findings(c, label_spans)
-            if not spans and not labelled:
+        scanned = ctx.ledger.call.scanned
+        if scanned is not None:
+            # in a pipeline: only the inputs the context would show are scanned; the others
+            # pass on as they are, and the pipeline asks unsettled() once the pass has run
+            look = [c for c in chunks if c.index in scanned]
+            waiting = tuple(c for c in chunks if c.index not in scanned)
+            if waiting:
+                ctx.ledger.update_call(unscanned=waiting)
+        else:
+            look = chunks
+        hits = {id(c): hit for c, hit in zip(look, self._scan(look), strict=True) if hit is not None}
+        for c in chunks:
+            hit = hits.get(id(c))
+            if hit is None:
                 out.append(c)
                 continue
+            spans, labelled = hit
             found = [
                 {"code": f"injection:{cls}", "class": cls, "text": c.text[s:e].strip()[:200]} for s, e, cls in spans
             ]
@@ -94,6 +114,54 @@ class Safety(StageBase):
             suspect.append(kept)
         return out + suspect
 
+    def begin(self, ctx: Context) -> dict[str, object]:
+        """The call facts of a pipeline's first pass: scan nothing yet (a lazy stage), or
+        every chunk."""
+        return {"scanned": frozenset() if self.lazy else None}
+
+    def unsettled(self, out: list[Chunk], ctx: Context) -> dict[str, object] | None:
+        """After a pass of the pipeline: ``None`` when every chunk the context shows (``out``
+        and the chunks merged into them) was scanned, or is clean now that it is (the
+        pass stands: it is what scanning them first would have given); else the next
+        pass's facts, which scan them too (whatever they carried is removed and they move
+        behind the clean ones, so the choice is made again)."""
+        call = ctx.ledger.call
+        if call.scanned is None or not call.unscanned:
+            return None
+        shown = {c.index for c in out}
+        ledger = ctx.ledger
+        merged = {i for c in out for i in ledger[c.index].merged_from}
+        now = [c for c in call.unscanned if c.index in shown or c.id in merged]
+        if not any(self._scan(now)):
+            return None
+        return {"scanned": call.scanned | {c.index for c in now}}
+
+    def _scan(self, chunks: list[Chunk]) -> list[tuple[Spans, list[Finding]] | None]:
+        """Per chunk, its findings (the spans in the text: the rules', then the learned
+        detector's on one batch; and the labels'), ``None`` for a clean one."""
+        if not chunks:
+            return []
+        rules = [find_injections(c.text) for c in chunks]
+        values = list(dict.fromkeys(v for c in chunks for _, v in _label_values(c)))
+        value_rules = [find_injections(v) for v in values]
+        if self.model is None:
+            learned, label_spans = None, dict(zip(values, value_rules, strict=True))
+        else:
+            # the texts and the labels in one batch: one pass of the detector a call
+            both = self.model.spans_many([c.text for c in chunks] + values, rules + value_rules)
+            learned = both[: len(chunks)]
+            label_spans = {v: combine(r, m) for v, r, m in zip(values, value_rules, both[len(chunks) :], strict=True)}
+        out: list[tuple[Spans, list[Finding]] | None] = []
+        for i, c in enumerate(chunks):
+            spans = rules[i] if learned is None else combine(rules[i], learned[i])
+            labelled = _label_findings(c, label_spans)
+            out.append((spans, labelled) if spans or labelled else None)
+        return out
+
+
+Spans = tuple[tuple[int, int, str], ...]
+Finding = tuple[str, str | None, dict[str, str]]
+
 
 #: the labels the context shows that are chunk fields, and those read from metadata
 SHOWN_FIELDS = tuple(k for k in LABELS if k not in ("id", "source", "status"))
@@ -114,23 +182,12 @@ def _label_values(c: Chunk) -> list[tuple[str, str]]:
     return [(k, v) for k, v in values if isinstance(v, str) and v]
 
 
-def _label_spans(chunks: list[Chunk], model: Detector | None) -> dict[str, tuple[tuple[int, int, str], ...]]:
-    """The spans of every distinct label value of ``chunks``: the rules', and the model's
-    where no rule found one (all labels of the call in one batch)."""
-    values = list(dict.fromkeys(v for c in chunks for _, v in _label_values(c)))
-    rules = [find_injections(v) for v in values]
-    if model is None or not values:
-        return dict(zip(values, rules, strict=True))
-    learned = model.spans_many(values, rules)
-    return {v: combine(r, m) for v, r, m in zip(values, rules, learned, strict=True)}
-
-
 def _label_findings(
     c: Chunk, found: dict[str, tuple[tuple[int, int, str], ...]]
 ) -> list[tuple[str, str | None, dict[str, str]]]:
     """``(label, what is left of it, finding)`` for each label that holds an injection
     (what is left is ``None`` when nothing readable remains); ``found`` the spans of each
-    label value (:func:`_label_spans`)."""
+    label value (:meth:`Safety._scan`)."""
     out: list[tuple[str, str | None, dict[str, str]]] = []
     for name, value in _label_values(c):
         spans = found[value]

@@ -49,6 +49,7 @@ class Select(StageBase):
     """
 
     name = "select"
+    shrinks = True  # what it keeps it cuts (fit) or gives back up to the whole chunk (grow)
     reads = frozenset({"version", "status_note", "blocks"})  # the shown status (render), fit's block scores
     # cut, blocks: a chunk fit cuts to the room left, or grow gives more of its text back
     writes = frozenset({"selection", "cut", "blocks"})
@@ -124,6 +125,39 @@ class Select(StageBase):
         # what the horizon reads to tell a full selection from a starved one
         ctx.ledger.update_call(selection=Selection(tokens=used, available=available, overflow=overflow))
         return out
+
+    def starves(self, chunks: list[Chunk], ctx: Context, slack: float, per_chunk: int = 0) -> bool:
+        """True when ``chunks``, every one kept whole (at its cost plus ``per_chunk``
+        tokens), leave more than ``slack`` of the budget unspent: then this stage keeps all
+        it is offered of them and reports a starved selection (no overflow), whatever it
+        cuts or grows. Texts are counted only while the sum can still stay below the bar."""
+        available = ctx.budget - self.reserve
+        bar = available - slack * available  # a selection must spend less than this to starve
+        spent = per_chunk * len(chunks) + self.separator_tokens * len(chunks)
+        if spent >= bar:
+            return False
+        if self.cost is not None:
+            for c in chunks:
+                spent += self.cost(c, ctx) - self.separator_tokens
+                if spent >= bar:
+                    return False
+            return True
+        # the bodies' cheap lower bounds first, rendering one chunk at a time: a long list
+        # reaches the bar after a few chunks, and nothing is counted then
+        at_least = ctx.count_tokens.lower_bound
+        parts, floor = [], spent
+        for c in chunks:
+            part = self.render(c, _status(ctx, c)) if self.render is not None else ("", c.text, "")
+            parts.append(part)
+            if at_least is not None:
+                floor += at_least(part[1])
+                if floor >= bar:
+                    return False
+        for head, body, tail in parts:
+            spent += ctx.count_tokens(head) + ctx.count_tokens(body) + ctx.count_tokens(tail)
+            if spent >= bar:
+                return False
+        return True
 
     def _grown(self, out: list[Chunk], costs: list[int], room: int, ctx: Context) -> int:
         """Give ``room`` tokens back to the cut chunks of ``out`` (in place), best-ranked

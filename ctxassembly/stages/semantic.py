@@ -46,6 +46,7 @@ class SemanticDedup(StageBase):
     """
 
     name = "semantic_dedup"
+    shrinks = True
     reads = frozenset({"duplicates", "conflicts_with"})
     writes = frozenset({"duplicates", "conflicts_with"})
     uses_model = True

@@ -145,8 +145,11 @@ def shingles(text: str, k: int = 5) -> frozenset[int]:
     w = words(normalize(text))
     if len(w) < k:
         return frozenset([_stable(w)]) if w else frozenset()
-    # zip of k shifted views yields the same k-tuples as slicing, without a slice per word
-    return frozenset(map(_stable, zip(*(w[i:] for i in range(k)), strict=False)))
+    # zip of k shifted views yields the same k-tuples as slicing, without a slice per word;
+    # each word is encoded once and the bytes joined (UTF-8 of a join is the join of the
+    # UTF-8s), so every hash is _stable's, without a Python call per shingle
+    b = [x.encode("utf-8") for x in w]
+    return frozenset(map(zlib.crc32, map(b"\x1f".join, zip(*(b[i:] for i in range(k)), strict=False))))
 
 
 def _stable(gram: Sequence[str]) -> int:
@@ -294,7 +297,20 @@ class Lexical:
 
 
 def _term_counts(texts: Sequence[str], terms: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """``counts[term, text]`` (whole-word hits) and ``lengths[text]`` (words)."""
+    """``counts[term, text]`` (whole-word hits) and ``lengths[text]`` (words). A text that
+    repeats (one passage retrieved for several versions) is counted once and its column
+    copied."""
+    first: dict[str, int] = {}
+    slots = [first.setdefault(t, len(first)) for t in texts]
+    if len(first) == len(slots):
+        return _distinct_counts(texts, terms)
+    counts, lengths = _distinct_counts(list(first), terms)
+    at = np.asarray(slots, dtype=np.intp)
+    return counts[:, at], lengths[at]
+
+
+def _distinct_counts(texts: Sequence[str], terms: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_term_counts`, counting every text."""
     n = len(texts)
     counts = np.zeros((len(terms), n))
     lengths = np.zeros(n)

@@ -515,14 +515,27 @@ def _resolve_one(
             if found is not None:
                 return Resolved(canonical(found), "title", tkey, found, document or _strip_title(text, found))
     if text_cues:
-        cues, future = floors_in(c.text), ceilings_in(c.text, names)
-        known = (*cues, *mentions_in(c.text, names))
-        if known or future:
-            floor = max(known, key=_floor_key) if known else None
-            ceiling = min(future, key=_floor_key) if future else None
-            about = subjects_in(c.text, names)
+        cued = _text_cues(c.text, names)
+        if cued is not None:
+            floor, cues, ceiling, about = cued
             return Resolved(None, "text", "text", floor or ceiling, document, floor, cues, ceiling, about=about)
     return Resolved(document=document)
+
+
+@lru_cache(maxsize=8192)
+def _text_cues(
+    text: str, names: tuple[str, ...]
+) -> tuple[str | None, tuple[str, ...], str | None, tuple[str, ...]] | None:
+    """``(floor, change-note versions, ceiling, subjects)`` the text's cues give, or ``None``
+    when it has none; cached by text, so a passage retrieved for several versions (or
+    again by a later call) is read once."""
+    cues, future = floors_in(text), ceilings_in(text, names)
+    known = (*cues, *mentions_in(text, names))
+    if not known and not future:
+        return None
+    floor = max(known, key=_floor_key) if known else None
+    ceiling = min(future, key=_floor_key) if future else None
+    return floor, cues, ceiling, subjects_in(text, names)
 
 
 class _Titles:
