@@ -1,6 +1,7 @@
-"""The vendored dev corpora are whole: every folder the tests and benchmarks enumerate has its
-questions, its chunks, its README and its source, and every question's gold ids are chunks of
-its corpus in the question's target version."""
+"""The vendored dev corpora are whole: every folder the tests and benchmarks enumerate, and every
+other corpus folder vendored in ``benchmarks/data/`` (one built to look at unseen docs, that
+no default is chosen on), has its questions, its chunks, its README and its source, and every
+question's gold ids are chunks of its corpus in the question's target version."""
 
 from __future__ import annotations
 
@@ -8,12 +9,17 @@ import json
 
 import pytest
 
-from tests.conftest import DEV_CORPORA, DevData
+from tests.conftest import DEV_CORPORA, VENDORED, DevData
 
 pytestmark = pytest.mark.unit
 
+# the dev corpora, then any other vendored corpus folder (a source.json marks one)
+CORPORA = DEV_CORPORA + tuple(
+    sorted(p.name for p in VENDORED.iterdir() if (p / "source.json").exists() and p.name not in DEV_CORPORA)
+)
 
-@pytest.mark.parametrize("name", DEV_CORPORA)
+
+@pytest.mark.parametrize("name", CORPORA)
 def test_a_dev_corpus_is_vendored_whole(dev_data: DevData, name: str) -> None:
     records = dev_data.records(name)
     chunks = {c["id"]: c for c in dev_data.corpus(name)}
@@ -32,7 +38,7 @@ def test_a_dev_corpus_is_vendored_whole(dev_data: DevData, name: str) -> None:
 # a dev question may name a version no candidate has (black: "Python 3.9"): the version
 # stage warns (AbsentVersionWarning) and answers for the latest, which is not this test's subject
 @pytest.mark.filterwarnings("ignore::ctxassembly.AbsentVersionWarning")
-@pytest.mark.parametrize("name", DEV_CORPORA)
+@pytest.mark.parametrize("name", CORPORA)
 def test_the_never_cut_control_keeps_every_chunk_whole(dev_data: DevData, name: str) -> None:
     """``max_share=None`` is the control the excerpt is measured against (benchmarks/adapters.py
     ``never_cut``): on real candidates no excerpt stage runs and no kept chunk carries an

@@ -297,3 +297,19 @@ def test_a_table_too_large_for_its_share_keeps_the_asked_row_under_its_header() 
     assert "| `opt11` | `110` |" in kept
     assert kept.startswith("## Options\n\n| Option | Default | Description |\n|---|---|---|")
     assert ctx.count_tokens(kept) <= 200 + 10
+
+
+def test_a_short_table_of_long_rows_keeps_the_asked_row_under_its_header() -> None:
+    rows = "\n".join(
+        f"`opt{i}` | bool | `{i % 2 == 0}` | What option {i} controls, at some length, for every target we build "
+        "and every platform we ship, with the caveats each of them brings along, the defaults it "
+        "overrides, the files it reads and the warnings it prints when a value is out of range."
+        for i in range(5)
+    )
+    text = f"## Options\n\nOption | Type | Default | Description\n--- | --- | --- | ---\n{rows}\n"
+    ctx = context("Which option controls the caveats of option 4?", budget=500)
+    out = Excerpt().run(chunks(("a", text)), ctx)
+    assert ctx.count_tokens(text) > 200  # over its share: cut
+    kept = out[0].text
+    assert "`opt4` | bool | `True` |" in kept
+    assert "Option | Type | Default | Description\n--- | --- | --- | ---" in kept

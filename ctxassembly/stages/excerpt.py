@@ -1,12 +1,12 @@
 """Excerpt stage (model-free compression): a chunk too large for its share of the budget
 is cut to the passages that match the question, verbatim and in reading order.
 
-Passages are the blocks between blank lines, so a list item, a code block or a table
-stays whole (reStructuredText and Markdown both separate blocks with blank lines). The
-blocks form a tree by indentation: a block owns the deeper-indented blocks after it (the
-body of a directive, a definition-list term, a list item's continuation, the code under
-a lead-in). Headings (reST under/overlines, Markdown ``#``, HTML ``<h1>``..``<h6>``) own
-the blocks up to the next heading.
+Passages are the blocks between blank lines (reStructuredText and Markdown both separate
+blocks with blank lines), so a list item or a code block stays whole; a pipe table is
+read by row, under its header. The blocks form a tree by indentation: a block owns the
+deeper-indented blocks after it (the body of a directive, a definition-list term, a list
+item's continuation, the code under a lead-in). Headings (reST under/overlines, Markdown
+``#``, HTML ``<h1>``..``<h6>``) own the blocks up to the next heading.
 
 Each block is scored with BM25 against the question (document frequencies over the
 blocks of all candidates being cut) plus BM25 over the names it defines

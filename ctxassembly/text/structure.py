@@ -278,8 +278,8 @@ def structure(text: str) -> tuple[Block, ...]:
 
 
 def _pieces(text: str, a: int, b: int) -> list[tuple[int, int, int, bool]]:
-    """The blank-line block ``text[a:b]`` as (start, end, indent, is heading) pieces: a long
-    pipe table by row, its header owning the rows (one indent deeper: a row goes with the
+    """The blank-line block ``text[a:b]`` as (start, end, indent, is heading) pieces: a
+    pipe table of two rows or more by row, its header owning the rows (one indent deeper: a row goes with the
     names of its columns), a long nested block by :func:`_split_long`, else whole."""
     rows = _table_rows(text, a, b)
     if rows:
@@ -292,12 +292,13 @@ _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
 
 
 def _table_rows(text: str, a: int, b: int) -> list[tuple[int, int]] | None:
-    """A long pipe table (a header line, a ``|---|---|`` rule, one line a row) as its header
-    with the rule, then one span a row; ``None`` for any other block. One row is the unit
-    of a table: a reference table of options with long rows is one blank-line block that
-    no share of the budget holds whole."""
+    """A pipe table of two rows or more (a header line, a ``|---|---|`` rule, one line a
+    row; outer pipes optional) as its header with the rule, then one span a row; ``None``
+    for any other block. One row is the unit of a table: a reference table of options,
+    however few its rows, is one blank-line block that no share of the budget may hold
+    whole, and a cut must be able to keep the asked row under its header."""
     lines = text[a:b].split("\n")
-    if len(lines) < _SPLIT_LINES or not _TABLE_RULE.match(lines[1]) or "|" not in lines[0]:
+    if len(lines) < 4 or not _TABLE_RULE.match(lines[1]) or "|" not in lines[0]:
         return None
     if not all("|" in ln for ln in lines[2:] if ln.strip()):
         return None

@@ -46,8 +46,21 @@ def test_a_long_pipe_table_is_read_by_row_under_its_header() -> None:
     assert texts[2:] == PIPE_TABLE.split("\n")[4:]
     assert all(b.owner == 1 and b.heading == 0 for b in tree[2:])
     assert tree[1].first_child == 2
-    short = "| a | b |\n|---|---|\n| 1 | 2 |"  # a short table stays one block
-    assert len(structure(short)) == 1
+    one_row = "| a | b |\n|---|---|\n| 1 | 2 |"  # a table of one row stays one block
+    assert len(structure(one_row)) == 1
+
+
+def test_a_table_of_few_long_rows_is_read_by_row_too() -> None:
+    # no outer pipes, three rows of prose: one blank-line block no share holds whole
+    table = (
+        "Option | Type | Default | Description\n------ | ---- | ------- | -----------\n"
+        "`css_class` | string | `''` | Class name applied to the wrapper element of the code.\n"
+        "`preserve_tabs` | bool | `False` | Experimental feature that preserves tabs in fenced code blocks.\n"
+        "`relaxed_headers` | bool | `False` | Enable relaxed headers, more forgiving of invalid content."
+    )
+    tree = structure(table)
+    assert [table[b.start : b.end] for b in tree[1:]] == table.split("\n")[2:]
+    assert all(b.owner == 0 for b in tree[1:])
 
 
 @pytest.mark.parametrize(
