@@ -37,6 +37,8 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
+from ctxassembly.text.decode import decoded_spans, views
+
 __all__ = [
     "CONCEPTS",
     "DIM",
@@ -46,6 +48,7 @@ __all__ = [
     "SentenceClassifier",
     "builtin",
     "featurize",
+    "lexicon_stems",
     "sentence_bounds",
     "text_signals",
 ]
@@ -112,6 +115,13 @@ _LEXICON: dict[str, str] = {
     "dest": "http https www url link webho pastebin",
 }
 CONCEPTS = tuple(_LEXICON)
+
+
+def lexicon_stems() -> frozenset[str]:
+    """The words of the concept lexicon, each cut to its first five letters."""
+    return frozenset(w[:_STEM] for words in _LEXICON.values() for w in words.split())
+
+
 _K = len(CONCEPTS)
 #: the weak signals, one feature each: the rules' verdict on the sentence, then the
 #: intents: an act addressed to a model or its output; that act with a must or a now; a
@@ -139,6 +149,10 @@ def _starts(raw: npt.NDArray[np.uint32]) -> npt.NDArray[np.bool_]:
     nl = np.flatnonzero(a[:-1] == 10) + 1  # the first character of each line
     starts[nl[(a[nl] == 35) | (a[nl] == 46)]] = True
     return starts
+
+
+def _sentence_starts(text: str) -> list[int]:
+    return np.flatnonzero(_starts(_raw(text))).tolist()  # type: ignore[no-any-return]
 
 
 def sentence_bounds(text: str) -> list[tuple[int, int]]:
@@ -440,6 +454,27 @@ class LinearModel:
     def _spans_many(
         self, texts: Sequence[str], rule_spans: Sequence[Sequence[tuple[int, int, str]]]
     ) -> list[tuple[tuple[int, int, str], ...]]:
+        """The spans of each text, and of its decoded views (:mod:`ctxassembly.text.decode`)
+        mapped back to the sentences of the text that carry them (all views of the batch
+        scored in one more pass)."""
+        out = self._score(texts, rule_spans)
+        from ctxassembly.text.injection import stems  # the rules import this module
+
+        known = stems()
+        decoded = {v.text for t in texts for v in views(t, known)}
+        if not decoded:
+            return out
+        order = sorted(decoded)
+        found = dict(zip(order, self._score(order, [() for _ in order]), strict=True))
+        for i, t in enumerate(texts):
+            extra = decoded_spans(t, lambda v: found[v.text], known, _sentence_starts, "learned")
+            if extra:
+                out[i] = _union([*out[i], *extra])
+        return out
+
+    def _score(
+        self, texts: Sequence[str], rule_spans: Sequence[Sequence[tuple[int, int, str]]]
+    ) -> list[tuple[tuple[int, int, str], ...]]:
         offsets, at = [], len(_SEP)
         for text in texts:
             offsets.append(at)
@@ -506,6 +541,17 @@ class SentenceClassifier:
             )
             i += len(b)
         return out
+
+
+def _union(spans: Sequence[tuple[int, int, str]]) -> tuple[tuple[int, int, str], ...]:
+    """Overlapping spans merged into one (the first one's class), in order."""
+    merged: list[tuple[int, int, str]] = []
+    for s, e, c in sorted(spans):
+        if merged and s < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], e), merged[-1][2])
+        else:
+            merged.append((s, e, c))
+    return tuple(merged)
 
 
 def combine(
