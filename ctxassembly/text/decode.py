@@ -229,6 +229,9 @@ _LEET = str.maketrans("013457@$", "oieastas")
 _LEET_WORD = re.compile(r"(?<![\w@$])(?=[\w@$]*[a-zA-Z])(?=[\w@$]*[013457@$])[a-zA-Z013457@$]{3,}(?![\w@$])")
 
 
+_LEET_ANY = re.compile(rf"{_LEET_WORD.pattern}|(?<![\w@$.,])[013457@$]{{2,4}}(?![\w@$]|[.,]\d)")
+
+
 def _leet(text: str, stems: frozenset[str]) -> View | None:
     """Digits read as the letters they imitate (``0`` o, ``1`` i, ``3`` e, ``4`` a, ``5``
     s, ``7`` t, ``@`` a, ``$`` s) in words that mix them with letters, when at least two
@@ -238,7 +241,8 @@ def _leet(text: str, stems: frozenset[str]) -> View | None:
         return None
     if not any(w.translate(_LEET)[:5].lower() in stems for w in words):
         return None
-    return _rewrite(text, _LEET_WORD, lambda m: m.group().translate(_LEET), "leet")
+    # in a text written so, a word of such digits alone is one too ("70" for "to")
+    return _rewrite(text, _LEET_ANY, lambda m: m.group().translate(_LEET), "leet")
 
 
 # --- markup and string escapes ------------------------------------------------------------
@@ -307,6 +311,7 @@ def _b64_token(tok: str, mask: bytes) -> str | None:
     if upper < 3 or lower < 3:
         return None
     try:
+        tok = tok.rstrip("=")
         s = base64.b64decode(tok + "=" * (-len(tok) % 4), validate=True).decode("utf-8")
     except (binascii.Error, ValueError):
         return None
@@ -331,10 +336,7 @@ def _runs(
     out = []
     for m in run.finditer(classes):
         s, e = m.start(), m.end()
-        while e > s and text[e - 1] == "=" and e - s > 16:
-            e -= 1
-        tok = text[s:e]
-        piece = decode(tok.rstrip(), raw[s:e])
+        piece = decode(text[s:e], raw[s:e])
         if piece is not None:
             out.append((s, e, piece))
     return out
