@@ -1,19 +1,20 @@
 """Decoded views of a text: what an instruction hidden in another channel says.
 
 An instruction the reader (a model) can decode is still an instruction: base64 or hex it
-is told to decode, HTML entities and percent-escapes a browser or a model reads through,
-``\\u`` escapes, letters spaced out (``I g n o r e``) or words broken by hyphens, digits
-for letters (``1gn0r3``), look-alike letters from other scripts, zero-width and bidi
-characters between letters. Each decoder here has a cheap trigger (a substring test or
-one compiled pattern) and runs only when it matches; what it returns is a :class:`View`:
-the decoded text and, for each of its characters, the span of the original it comes
-from, so that whatever a detector finds in the view maps back to the original text.
+is told to decode, ROT13 it is told to rotate, HTML character references and
+percent-escapes, ``\\u`` escapes, letters spaced out (``I g n o r e``, ``i.g.n.o.r.e``),
+digits for letters (``1gn0r3``), look-alike letters from other scripts, fullwidth and
+other compatibility forms, zero-width, bidi and tag characters. Each decoder has a cheap
+trigger (a substring test on the text or on one translation of its bytes into classes)
+and runs only when it matches; what it returns is a :class:`View`: the decoded text and,
+for each piece of it, the span of the original it comes from, so that whatever a
+detector finds in the view maps back to the original.
 
 The detectors (:mod:`ctxassembly.text.injection`, the learned model) scan the views of a
-text as well as the text itself; a finding in a view cuts the original sentence that
-carries the encoded part. A view is never decoded again (one level), and a decoded token
-counts only when it reads as text (mostly printable, letters and spaces): a hash, an
-image or a key in base64 decodes to bytes and yields no view.
+text as well as the text; a finding in a view cuts the sentences of the original that
+carry the encoded part (:func:`decoded_spans`). A view is never decoded again (one
+level), and a decoded token counts only when it reads as text (printable, mostly letters
+and spaces): a hash, an image or a key in base64 decodes to bytes and yields no view.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from urllib.parse import unquote
 __all__ = ["CHANNELS", "View", "decoded_spans", "views"]
 
 #: the channels a view can come from, in the order they are tried
-CHANNELS = ("unicode", "spaced", "leet", "entities", "percent", "escapes", "base64", "hex")
+CHANNELS = ("unicode", "spaced", "leet", "entities", "percent", "escapes", "base64", "hex", "rot13")
 
 
 @dataclass(frozen=True)
@@ -229,20 +230,26 @@ _LEET = str.maketrans("013457@$", "oieastas")
 _LEET_WORD = re.compile(r"(?<![\w@$])(?=[\w@$]*[a-zA-Z])(?=[\w@$]*[013457@$])[a-zA-Z013457@$]{3,}(?![\w@$])")
 
 
-_LEET_ANY = re.compile(rf"{_LEET_WORD.pattern}|(?<![\w@$.,])[013457@$]{{2,4}}(?![\w@$]|[.,]\d)")
+_DIGITS = "0123456789"
+
+
+def _leetish(word: str) -> bool:
+    """A digit stands for a letter inside the word or at its start, not only as a
+    trailing counter (``start2``, ``sha1``, ``utf8`` are names, not disguises)."""
+    return any(c in "013457@$" for c in word.rstrip(_DIGITS))
 
 
 def _leet(text: str, stems: frozenset[str]) -> View | None:
     """Digits read as the letters they imitate (``0`` o, ``1`` i, ``3`` e, ``4`` a, ``5``
-    s, ``7`` t, ``@`` a, ``$`` s) in words that mix them with letters, when at least two
-    words do and one of them then reads as a word the detectors know."""
-    words = _LEET_WORD.findall(text)
+    s, ``7`` t, ``@`` a, ``$`` s) in words that mix them with letters (a digit inside the
+    word or at its start), when at least two such words then read as words the detectors
+    know."""
+    words = [w for w in _LEET_WORD.findall(text) if _leetish(w)]
     if len(words) < 2:
         return None
-    if not any(w.translate(_LEET)[:5].lower() in stems for w in words):
+    if sum(w.translate(_LEET)[:5].lower() in stems for w in words) < 2:
         return None
-    # in a text written so, a word of such digits alone is one too ("70" for "to")
-    return _rewrite(text, _LEET_ANY, lambda m: m.group().translate(_LEET), "leet")
+    return _rewrite(text, _LEET_WORD, lambda m: m.group().translate(_LEET) if _leetish(m.group()) else None, "leet")
 
 
 # --- markup and string escapes ------------------------------------------------------------
@@ -355,6 +362,26 @@ def _pieces(text: str, pieces: list[tuple[int, int, str]], channel: str) -> View
     return b.view(channel)
 
 
+# --- rot13, when the text names it -----------------------------------------------------------
+
+_ROT_NAME = re.compile(r"(?i)\brot[ _-]?13\b")
+_ROT13 = str.maketrans(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz", "NOPQRSTUVWXYZABCDEFGHIJKLMnopqrstuvwxyzabcdefghijklm"
+)
+
+
+def _rot13(text: str) -> View | None:
+    """The text after a mention of ROT13, rotated back (a rotation cannot be told from
+    prose by its characters, so the channel's name is its trigger)."""
+    m = _ROT_NAME.search(text)
+    if m is None:
+        return None
+    b = _Builder(text)
+    b.copy(0, m.end())
+    b._add(text[m.end() :].translate(_ROT13), m.end(), len(text), True)
+    return b.view("rot13")
+
+
 def _table(f: Callable[[str], str]) -> bytes:
     return bytes(ord(f(chr(c))) for c in range(256))
 
@@ -393,6 +420,7 @@ def views(text: str, stems: frozenset[str] = frozenset()) -> tuple[View, ...]:
         _pieces(text, _runs(text, raw, hexes, _HEX_RUN, lambda t, _: _hex_token(t)), "hex")
         if b"h" * 24 in hexes or b"hh hh hh hh hh hh" in hexes
         else None,
+        _rot13(text) if b"13" in raw else None,
     ]
     return tuple(v for v in found if v is not None and v.text.strip())
 

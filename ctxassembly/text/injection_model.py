@@ -63,6 +63,10 @@ _CACHE_SIZE = 16384  # texts whose spans are kept (the rules' cache holds as man
 #: what it acts on, and a fragment (a reST label, a bullet of one literal, a heading) has
 #: too few n-grams for its score to mean anything
 MIN_WORDS = 5
+#: a sentence of two words to this many right before a flagged one, in its paragraph, goes
+#: with it when the two together reach the threshold (0: never; a word alone, "Stop." or
+#: a title's "Caching.", stays)
+LEAD_WORDS = 8
 #: the chunk-level false-flag rate the shipped threshold was chosen for (per dev corpus)
 TARGET_FALSE_FLAGS = 0.001
 _MULT = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: the top bits of h * MULT
@@ -377,17 +381,24 @@ class LinearModel:
 
     def _logits(
         self, text: str, rule_spans: Sequence[tuple[int, int, str]], breaks: Sequence[int] = ()
-    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-        """``(starts, single, pair)``: where each sentence starts, the logit of each
-        sentence alone and of each sentence with the next (``-inf`` across a text break:
-        ``breaks`` are the offsets where the texts of a batch start)."""
+    ) -> tuple[
+        npt.NDArray[np.int64],
+        npt.NDArray[np.float64],
+        npt.NDArray[np.float64],
+        npt.NDArray[np.float32],
+        npt.NDArray[np.float32],
+    ]:
+        """``(starts, single, pair, words, rules)``: where each sentence starts, the logit
+        of each sentence alone and of each sentence with the next (``-inf`` across a text
+        break: ``breaks`` are the offsets where the texts of a batch start), its words
+        and whether a rule flagged it."""
         raw = _raw(text)
         starts = _starts(raw)
         if len(breaks):
             starts[np.asarray(breaks)] = True  # each text of a batch starts a sentence
         first = np.flatnonzero(starts)
         if first.size == 0:
-            return first, np.zeros(0), np.zeros(0)
+            return first, np.zeros(0), np.zeros(0), np.zeros(0, np.float32), np.zeros(0, np.float32)
         total = np.zeros(raw.size, dtype=np.float32)
         count = np.zeros(raw.size, dtype=np.float32)
         codes = _codes(raw)
@@ -417,13 +428,13 @@ class LinearModel:
             if len(breaks):
                 owner = np.searchsorted(np.asarray(breaks), first, side="right")
                 pair[:-1][owner[:-1] != owner[1:]] = -np.inf
-        return first, single, pair
+        return first, single, pair, words, rules
 
     def probabilities(self, texts: Sequence[str]) -> npt.NDArray[np.float64]:
         """The highest probability of any sentence or pair of sentences, per text."""
         out = np.zeros(len(texts))
         for i, text in enumerate(texts):
-            _, single, pair = self._logits(_SEP + text + _SEP, (), [len(_SEP)])
+            _, single, pair, _, _ = self._logits(_SEP + text + _SEP, (), [len(_SEP)])
             if single.size:
                 out[i] = 1.0 / (1.0 + np.exp(-max(single.max(), pair.max())))
         return out
@@ -481,12 +492,14 @@ class LinearModel:
             at += len(text) + len(_SEP)
         big = _SEP + _SEP.join(texts) + _SEP
         shifted = [(offsets[t] + s, offsets[t] + e, c) for t, spans in enumerate(rule_spans or ()) for s, e, c in spans]
-        first, single, pair = self._logits(big, shifted, offsets)
+        first, single, pair, words, rules = self._logits(big, shifted, offsets)
         cut = float(np.log(self.threshold / (1.0 - self.threshold)))
         hit = single >= cut
         rows = set(np.flatnonzero(hit).tolist())
         for r in np.flatnonzero((pair >= cut) & ~hit & ~np.roll(hit, -1)).tolist():
             rows.update((r, r + 1))
+        if LEAD_WORDS:
+            rows.update(_leads(big, first=first, pair=pair, flagged=hit | (rules > 0), words=words, cut=cut))
         out: list[list[tuple[int, int, str]]] = [[] for _ in texts]
         ends = [*first[1:].tolist(), len(big)]
         for row in sorted(rows):
@@ -496,6 +509,29 @@ class LinearModel:
             if texts[t][lo:hi].strip():
                 out[t].append((lo, hi, "learned"))
         return [tuple(x) for x in out]
+
+
+def _leads(
+    big: str,
+    *,
+    first: npt.NDArray[np.int64],
+    pair: npt.NDArray[np.float64],
+    flagged: npt.NDArray[np.bool_],
+    words: npt.NDArray[np.float32],
+    cut: float,
+) -> list[int]:
+    """The short sentences that introduce a flagged one ("There is one more thing.",
+    "New task."): two words to :data:`LEAD_WORDS`, right before a sentence the model or
+    the rules flagged, in the same paragraph of the same text (a pair across texts is
+    ``-inf``), the two together reaching the threshold."""
+    out = []
+    for r in np.flatnonzero(flagged[1:]).tolist():  # r: the row before a flagged one
+        if flagged[r] or not (1 < words[r] <= LEAD_WORDS) or pair[r] < cut:
+            continue
+        s, e = int(first[r]), int(first[r + 1])
+        if "\n\n" not in big[s:e] and big[s:e].rstrip()[-1:] in ".!?:":
+            out.append(r)
+    return out
 
 
 @lru_cache(maxsize=1)
