@@ -39,7 +39,10 @@ Every rule carries literal needles, necessary conditions tested on the lower-cas
 before its pattern runs: most chunks are decided by a few substring tests.
 
 :func:`find_injections` returns the offending sentences as spans of the original text,
-so that cutting them leaves every other byte as it was.
+so that cutting them leaves every other byte as it was. It also reads the text's decoded
+views (:mod:`ctxassembly.text.decode`: base64, hex, ROT13, HTML character references,
+percent and ``\\u`` escapes, spaced-out letters, digits for letters, look-alike and
+invisible characters), each decoder run only when its cheap trigger matches.
 """
 
 from __future__ import annotations
@@ -1174,9 +1177,7 @@ def find_injections(text: str) -> tuple[tuple[int, int, str], ...]:
 
 
 def stems() -> frozenset[str]:
-    """The first five letters of every word the rules' gates and the model's concepts
-    know: a decoder joins a broken word or reads digits as letters only when the result
-    is one of them."""
+    """The stems the decoders know (:func:`~ctxassembly.text.injection_model.lexicon_stems`)."""
     return _STEMS
 
 
@@ -1235,9 +1236,7 @@ def _find(text: str) -> tuple[tuple[int, int, str], ...]:
     return _merge(_blocks(text, spans))
 
 
-_STEMS = frozenset(
-    {w for r in _RULES for g in r.needles if isinstance(g, _Gate) for w in g.words} | set(lexicon_stems())
-)
+_STEMS = lexicon_stems()
 
 
 def classes_of(text: str) -> tuple[str, ...]:

@@ -21,7 +21,10 @@ scoring is a gather and a segment sum over the n-gram ids of a whole batch of te
 few numpy operations per call, whatever the number of chunks. A sentence is flagged when
 its probability (or that of the pair it forms with its neighbour) reaches the model's
 threshold, chosen on the held-out half of each dev corpus for a false-flag rate per chunk
-of at most 0.1%.
+of at most 0.1%; a short sentence that introduces a flagged one ("There is one more
+thing.") goes with it. The decoded views of a text (:mod:`ctxassembly.text.decode`:
+base64, hex, escapes, spaced letters, digits for letters, look-alikes) are scored in the
+same way, and what they reveal cuts the sentences of the text that carry it.
 """
 
 from __future__ import annotations
@@ -121,8 +124,11 @@ _LEXICON: dict[str, str] = {
 CONCEPTS = tuple(_LEXICON)
 
 
+@lru_cache(maxsize=1)
 def lexicon_stems() -> frozenset[str]:
-    """The words of the concept lexicon, each cut to its first five letters."""
+    """The words of the concept lexicon, each cut to its first five letters: a decoder
+    reads digits as letters only when words then become some of these (one set, shared
+    by the rules and the model, so that both read the same views)."""
     return frozenset(w[:_STEM] for words in _LEXICON.values() for w in words.split())
 
 
@@ -469,9 +475,7 @@ class LinearModel:
         mapped back to the sentences of the text that carry them (all views of the batch
         scored in one more pass)."""
         out = self._score(texts, rule_spans)
-        from ctxassembly.text.injection import stems  # the rules import this module
-
-        known = stems()
+        known = lexicon_stems()
         decoded = {v.text for t in texts for v in views(t, known)}
         if not decoded:
             return out
