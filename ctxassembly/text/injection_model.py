@@ -471,21 +471,8 @@ class LinearModel:
     def _spans_many(
         self, texts: Sequence[str], rule_spans: Sequence[Sequence[tuple[int, int, str]]]
     ) -> list[tuple[tuple[int, int, str], ...]]:
-        """The spans of each text, and of its decoded views (:mod:`ctxassembly.text.decode`)
-        mapped back to the sentences of the text that carry them (all views of the batch
-        scored in one more pass)."""
-        out = self._score(texts, rule_spans)
-        known = lexicon_stems()
-        decoded = {v.text for t in texts for v in views(t, known)}
-        if not decoded:
-            return out
-        order = sorted(decoded)
-        found = dict(zip(order, self._score(order, [() for _ in order]), strict=True))
-        for i, t in enumerate(texts):
-            extra = decoded_spans(t, lambda v: found[v.text], known, _sentence_starts, "learned")
-            if extra:
-                out[i] = _union([*out[i], *extra])
-        return out
+        """The spans of each text, and of its decoded views (:func:`with_views`)."""
+        return with_views(texts, lambda batch: self._score(batch, [() for _ in batch]), self._score(texts, rule_spans))
 
     def _score(
         self, texts: Sequence[str], rule_spans: Sequence[Sequence[tuple[int, int, str]]]
@@ -565,6 +552,10 @@ class SentenceClassifier:
     def spans_many(
         self, texts: Sequence[str], rule_spans: Sequence[Sequence[tuple[int, int, str]]] | None = None
     ) -> list[tuple[tuple[int, int, str], ...]]:
+        """The flagged sentences of each text and of its decoded views (:func:`with_views`)."""
+        return with_views(texts, self._spans, self._spans(texts))
+
+    def _spans(self, texts: Sequence[str]) -> list[tuple[tuple[int, int, str], ...]]:
         bounds = [sentence_bounds(t) for t in texts]
         flat = [t[s:e].strip() for t, b in zip(texts, bounds, strict=True) for s, e in b]
         if not flat:
@@ -581,6 +572,27 @@ class SentenceClassifier:
             )
             i += len(b)
         return out
+
+
+def with_views(
+    texts: Sequence[str],
+    scan: Callable[[list[str]], list[tuple[tuple[int, int, str], ...]]],
+    found: list[tuple[tuple[int, int, str], ...]],
+) -> list[tuple[tuple[int, int, str], ...]]:
+    """``found`` (the spans of each text) with what ``scan`` finds in the decoded views of
+    the texts (:mod:`ctxassembly.text.decode`, all views of the batch in one call),
+    mapped back to the sentences of each text that carry them."""
+    known = lexicon_stems()
+    decoded = sorted({v.text for t in texts for v in views(t, known)})
+    if not decoded:
+        return found
+    spans = dict(zip(decoded, scan(decoded), strict=True))
+    out = list(found)
+    for i, t in enumerate(texts):
+        extra = decoded_spans(t, lambda v: spans[v.text], known, _sentence_starts, "learned")
+        if extra:
+            out[i] = _union([*out[i], *extra])
+    return out
 
 
 def _union(spans: Sequence[tuple[int, int, str]]) -> tuple[tuple[int, int, str], ...]:
