@@ -296,7 +296,7 @@ def _unescape(m: re.Match[str]) -> str:
 
 def _escapes(text: str) -> View | None:
     """``\\uXXXX``, ``\\UXXXXXXXX`` and ``\\xXX`` escapes decoded, in runs of three or more."""
-    if not ("\\u" in text or "\\x" in text or "\\U" in text) or len(_ESCAPE.findall(text)) < 3:
+    if len(_ESCAPE.findall(text)) < 3:
         return None
     return _rewrite(text, _ESCAPES, _unescape, "escapes")
 
@@ -307,12 +307,15 @@ _B64_RUN = re.compile(rb"b{16,}")
 _HEX_RUN = re.compile(rb"h{24,}|(?:hh[ :]){11,}hh")
 _UPPER = bytes(range(65, 91))
 _LOWER = bytes(range(97, 123))
+_DIGITS_PLUS = b"0123456789+/"
 
 
 def _b64_token(tok: str, mask: bytes) -> str | None:
     """``tok`` decoded when it reads as text; ``mask``: its bytes. Base64 of text mixes
-    upper and lower case throughout: a word, a path or a constant in capitals is no
-    candidate (and is not decoded at all)."""
+    upper and lower case and digits throughout: a word, a name in CamelCase, a path or a
+    constant in capitals is no candidate (and is not decoded at all)."""
+    if len(mask.translate(None, _DIGITS_PLUS)) == len(mask):
+        return None  # base64 of a sentence has digits, "+" or "/" (1 of 3,000 composed payloads has none)
     upper = len(mask) - len(mask.translate(None, _UPPER))
     lower = len(mask) - len(mask.translate(None, _LOWER))
     if upper < 3 or lower < 3:
@@ -336,17 +339,48 @@ def _hex_token(tok: str) -> str | None:
 
 
 def _runs(
-    text: str, raw: bytes, classes: bytes, run: re.Pattern[bytes], decode: Callable[[str, bytes], str | None]
+    text: str,
+    raw: bytes,
+    classes: bytes,
+    run: re.Pattern[bytes],
+    decode: Callable[[str, bytes], str | None],
+    *,
+    seeds: tuple[bytes, bytes] | None = None,
 ) -> list[tuple[int, int, str]]:
     """``(start, end, decoded)`` of the runs of ``run`` over the byte classes of ``text``
-    (``raw``: its one-byte-per-character form) that ``decode`` reads."""
+    (``raw``: its one-byte-per-character form) that ``decode`` reads. ``seeds``: a byte
+    string and a needle in it that every run holds (the runs are then looked for only
+    where the needle is found, not by scanning the whole text)."""
     out = []
-    for m in run.finditer(classes):
-        s, e = m.start(), m.end()
+    if seeds is None:
+        spans = [(m.start(), m.end()) for m in run.finditer(classes)]
+    else:
+        hay, needle = seeds
+        spans, at = [], hay.find(needle)
+        while at >= 0:
+            start = at
+            while start > 0 and classes[start - 1] == classes[at]:
+                start -= 1
+            m = run.match(classes, start)
+            end = m.end() if m else at + len(needle)
+            if m:
+                spans.append((start, end))
+            at = hay.find(needle, end)
+    for s, e in spans:
         piece = decode(text[s:e], raw[s:e])
         if piece is not None:
             out.append((s, e, piece))
     return out
+
+
+_B64_SEED = b"b" * 16
+
+
+def _base64(text: str, raw: bytes, alnum: bytes) -> View | None:
+    """Tokens of sixteen base64 characters or more that decode to text (looked for where
+    sixteen letters and digits come in a row)."""
+    runs = _runs(text, raw, raw.translate(_B64_BYTES), _B64_RUN, _b64_token, seeds=(alnum, _B64_SEED))
+    return _pieces(text, runs, "base64")
 
 
 def _pieces(text: str, pieces: list[tuple[int, int, str]], channel: str) -> View | None:
@@ -411,12 +445,10 @@ def views(text: str, stems: frozenset[str] = frozenset()) -> tuple[View, ...]:
         _unicode(text),
         _spaced(text) if b"a a a a" in shape else None,
         _leet(text, stems) if shape.count(b"a1") >= 3 else None,
-        _entities(text),
-        _percent(text),
-        _escapes(text),
-        _pieces(text, _runs(text, raw, raw.translate(_B64_BYTES), _B64_RUN, _b64_token), "base64")
-        if b"b" * 16 in raw.translate(_ALNUM_BYTES)
-        else None,
+        _entities(text) if b"&#" in raw else None,
+        _percent(text) if b"%" in raw else None,
+        _escapes(text) if raw.count(b"\\") >= 3 else None,
+        _base64(text, raw, alnum) if _B64_SEED in (alnum := raw.translate(_ALNUM_BYTES)) else None,
         _pieces(text, _runs(text, raw, hexes, _HEX_RUN, lambda t, _: _hex_token(t)), "hex")
         if b"h" * 24 in hexes or b"hh hh hh hh hh hh" in hexes
         else None,
