@@ -77,6 +77,10 @@ class _Builder:
         """The original's own characters ``start:end``, one for one."""
         self._add(self.source[start:end], start, end, True)
 
+    def same_length(self, piece: str, start: int) -> None:
+        """``piece`` read from ``source[start:start + len(piece)]`` character for character."""
+        self._add(piece, start, start + len(piece), True)
+
     def put(self, piece: str, start: int, end: int) -> None:
         """``piece`` decoded from ``source[start:end]`` (every character of it maps there)."""
         self._add(piece, start, end, False)
@@ -88,14 +92,16 @@ class _Builder:
         return View(channel, text, tuple(self.segments))
 
 
-def _rewrite(text: str, pattern: re.Pattern[str], decode: object, channel: str) -> View | None:
+def _rewrite(
+    text: str, pattern: re.Pattern[str], decode: Callable[[re.Match[str]], str | None], channel: str
+) -> View | None:
     """The view of ``text`` with each match of ``pattern`` replaced by ``decode(match)``
     (a match it returns ``None`` for stays as it is)."""
     b = _Builder(text)
     last = 0
     changed = False
     for m in pattern.finditer(text):
-        piece = decode(m)  # type: ignore[operator]
+        piece = decode(m)
         if piece is None:
             continue
         b.copy(last, m.start())
@@ -412,7 +418,7 @@ def _rot13(text: str) -> View | None:
         return None
     b = _Builder(text)
     b.copy(0, m.end())
-    b._add(text[m.end() :].translate(_ROT13), m.end(), len(text), True)
+    b.same_length(text[m.end() :].translate(_ROT13), m.end())
     return b.view("rot13")
 
 
