@@ -39,7 +39,10 @@ Every rule carries literal needles, necessary conditions tested on the lower-cas
 before its pattern runs: most chunks are decided by a few substring tests.
 
 :func:`find_injections` returns the offending sentences as spans of the original text,
-so that cutting them leaves every other byte as it was.
+so that cutting them leaves every other byte as it was. It also reads the text's decoded
+views (:mod:`ctxassembly.text.decode`: base64, hex, ROT13, HTML character references,
+percent and ``\\u`` escapes, spaced-out letters, digits for letters, look-alike and
+invisible characters), each decoder run only when its cheap trigger matches.
 """
 
 from __future__ import annotations
@@ -50,7 +53,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
-__all__ = ["CLASSES", "classes_of", "find_injections"]
+from ctxassembly.text.decode import decoded_spans
+from ctxassembly.text.injection_model import lexicon_stems
+
+__all__ = ["CLASSES", "classes_of", "find_injections", "stems"]
 
 CLASSES = ("override", "authority", "exfiltration", "role_marker", "hidden", "answer_forcing", "addressed")
 
@@ -1157,9 +1163,41 @@ def find_injections(text: str) -> tuple[tuple[int, int, str], ...]:
     copy), so cutting them leaves everything else byte-for-byte as it was. A comment that
     speaks to its reader is cut whole; a sentence next to a flagged one, in the same
     paragraph, goes with it when it carries a weak signal of its own (a notice header,
-    an obligation laid on a model, "you" with a demand). Results are cached by text:
-    retrieved chunks repeat.
+    an obligation laid on a model, "you" with a demand). The decoded views of the text
+    (:func:`ctxassembly.text.decode.views`: base64, hex, escapes, entities, spaced or
+    broken words, digits for letters, look-alike letters) are scanned too: a finding in
+    one cuts the sentences of the original that carry it, as ``hidden``. Results are
+    cached by text: retrieved chunks repeat.
     """
+    spans = _find(text)
+    decoded = decoded_spans(text, lambda v: _find(v.text), _STEMS, _sentence_ends)
+    if not decoded:
+        return spans
+    return _merge([*spans, *decoded])
+
+
+def stems() -> frozenset[str]:
+    """The stems the decoders know (:func:`~ctxassembly.text.injection_model.lexicon_stems`)."""
+    return _STEMS
+
+
+def _sentence_ends(text: str) -> list[int]:
+    return [m.end() for m in _SENTENCE_END.finditer(text)]
+
+
+def _merge(spans: list[tuple[int, int, str]]) -> tuple[tuple[int, int, str], ...]:
+    merged: list[tuple[int, int, str]] = []
+    for s, e, cls in sorted(spans, key=lambda x: (x[0], -x[1])):
+        if merged and s < merged[-1][1]:
+            ps, pe, pc = merged[-1]
+            merged[-1] = (ps, max(pe, e), min(pc, cls, key=_PRIORITY.index))
+        else:
+            merged.append((s, e, cls))
+    return tuple(merged)
+
+
+def _find(text: str) -> tuple[tuple[int, int, str], ...]:
+    """:func:`find_injections` on the text as it is (no decoded views)."""
     whole = _unmask(text)
     low = _lower(whole)
     hidden = not text.isascii() and _obfuscated(text)
@@ -1195,14 +1233,10 @@ def find_injections(text: str) -> tuple[tuple[int, int, str], ...]:
             if "\n\n" not in text[lo:hi].strip() and _weak(plain):
                 spans.append((s, e, pieces[j][3][0]))
                 break
-    merged: list[tuple[int, int, str]] = []
-    for s, e, cls in sorted(_blocks(text, spans), key=lambda x: (x[0], -x[1])):
-        if merged and s < merged[-1][1]:
-            ps, pe, pc = merged[-1]
-            merged[-1] = (ps, max(pe, e), min(pc, cls, key=_PRIORITY.index))
-        else:
-            merged.append((s, e, cls))
-    return tuple(merged)
+    return _merge(_blocks(text, spans))
+
+
+_STEMS = lexicon_stems()
 
 
 def classes_of(text: str) -> tuple[str, ...]:

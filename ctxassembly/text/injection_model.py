@@ -21,7 +21,10 @@ scoring is a gather and a segment sum over the n-gram ids of a whole batch of te
 few numpy operations per call, whatever the number of chunks. A sentence is flagged when
 its probability (or that of the pair it forms with its neighbour) reaches the model's
 threshold, chosen on the held-out half of each dev corpus for a false-flag rate per chunk
-of at most 0.1%.
+of at most 0.1%; a short sentence that introduces a flagged one ("There is one more
+thing.") goes with it. The decoded views of a text (:mod:`ctxassembly.text.decode`:
+base64, hex, escapes, spaced letters, digits for letters, look-alikes) are scored in the
+same way, and what they reveal cuts the sentences of the text that carry it.
 """
 
 from __future__ import annotations
@@ -37,6 +40,8 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
+from ctxassembly.text.decode import decoded_spans, views
+
 __all__ = [
     "CONCEPTS",
     "DIM",
@@ -46,6 +51,7 @@ __all__ = [
     "SentenceClassifier",
     "builtin",
     "featurize",
+    "lexicon_stems",
     "sentence_bounds",
     "text_signals",
 ]
@@ -60,6 +66,10 @@ _CACHE_SIZE = 16384  # texts whose spans are kept (the rules' cache holds as man
 #: what it acts on, and a fragment (a reST label, a bullet of one literal, a heading) has
 #: too few n-grams for its score to mean anything
 MIN_WORDS = 5
+#: a sentence of two words to this many right before a flagged one, in its paragraph, goes
+#: with it when the two together reach the threshold (0: never; a word alone, "Stop." or
+#: a title's "Caching.", stays)
+LEAD_WORDS = 8
 #: the chunk-level false-flag rate the shipped threshold was chosen for (per dev corpus)
 TARGET_FALSE_FLAGS = 0.001
 _MULT = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: the top bits of h * MULT
@@ -112,6 +122,16 @@ _LEXICON: dict[str, str] = {
     "dest": "http https www url link webho pastebin",
 }
 CONCEPTS = tuple(_LEXICON)
+
+
+@lru_cache(maxsize=1)
+def lexicon_stems() -> frozenset[str]:
+    """The words of the concept lexicon, each cut to its first five letters: a decoder
+    reads digits as letters only when words then become some of these (one set, shared
+    by the rules and the model, so that both read the same views)."""
+    return frozenset(w[:_STEM] for words in _LEXICON.values() for w in words.split())
+
+
 _K = len(CONCEPTS)
 #: the weak signals, one feature each: the rules' verdict on the sentence, then the
 #: intents: an act addressed to a model or its output; that act with a must or a now; a
@@ -139,6 +159,10 @@ def _starts(raw: npt.NDArray[np.uint32]) -> npt.NDArray[np.bool_]:
     nl = np.flatnonzero(a[:-1] == 10) + 1  # the first character of each line
     starts[nl[(a[nl] == 35) | (a[nl] == 46)]] = True
     return starts
+
+
+def _sentence_starts(text: str) -> list[int]:
+    return np.flatnonzero(_starts(_raw(text))).tolist()  # type: ignore[no-any-return]
 
 
 def sentence_bounds(text: str) -> list[tuple[int, int]]:
@@ -363,17 +387,24 @@ class LinearModel:
 
     def _logits(
         self, text: str, rule_spans: Sequence[tuple[int, int, str]], breaks: Sequence[int] = ()
-    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-        """``(starts, single, pair)``: where each sentence starts, the logit of each
-        sentence alone and of each sentence with the next (``-inf`` across a text break:
-        ``breaks`` are the offsets where the texts of a batch start)."""
+    ) -> tuple[
+        npt.NDArray[np.int64],
+        npt.NDArray[np.float64],
+        npt.NDArray[np.float64],
+        npt.NDArray[np.float32],
+        npt.NDArray[np.float32],
+    ]:
+        """``(starts, single, pair, words, rules)``: where each sentence starts, the logit
+        of each sentence alone and of each sentence with the next (``-inf`` across a text
+        break: ``breaks`` are the offsets where the texts of a batch start), its words
+        and whether a rule flagged it."""
         raw = _raw(text)
         starts = _starts(raw)
         if len(breaks):
             starts[np.asarray(breaks)] = True  # each text of a batch starts a sentence
         first = np.flatnonzero(starts)
         if first.size == 0:
-            return first, np.zeros(0), np.zeros(0)
+            return first, np.zeros(0), np.zeros(0), np.zeros(0, np.float32), np.zeros(0, np.float32)
         total = np.zeros(raw.size, dtype=np.float32)
         count = np.zeros(raw.size, dtype=np.float32)
         codes = _codes(raw)
@@ -403,13 +434,13 @@ class LinearModel:
             if len(breaks):
                 owner = np.searchsorted(np.asarray(breaks), first, side="right")
                 pair[:-1][owner[:-1] != owner[1:]] = -np.inf
-        return first, single, pair
+        return first, single, pair, words, rules
 
     def probabilities(self, texts: Sequence[str]) -> npt.NDArray[np.float64]:
         """The highest probability of any sentence or pair of sentences, per text."""
         out = np.zeros(len(texts))
         for i, text in enumerate(texts):
-            _, single, pair = self._logits(_SEP + text + _SEP, (), [len(_SEP)])
+            _, single, pair, _, _ = self._logits(_SEP + text + _SEP, (), [len(_SEP)])
             if single.size:
                 out[i] = 1.0 / (1.0 + np.exp(-max(single.max(), pair.max())))
         return out
@@ -440,18 +471,26 @@ class LinearModel:
     def _spans_many(
         self, texts: Sequence[str], rule_spans: Sequence[Sequence[tuple[int, int, str]]]
     ) -> list[tuple[tuple[int, int, str], ...]]:
+        """The spans of each text, and of its decoded views (:func:`with_views`)."""
+        return with_views(texts, lambda batch: self._score(batch, [() for _ in batch]), self._score(texts, rule_spans))
+
+    def _score(
+        self, texts: Sequence[str], rule_spans: Sequence[Sequence[tuple[int, int, str]]]
+    ) -> list[tuple[tuple[int, int, str], ...]]:
         offsets, at = [], len(_SEP)
         for text in texts:
             offsets.append(at)
             at += len(text) + len(_SEP)
         big = _SEP + _SEP.join(texts) + _SEP
         shifted = [(offsets[t] + s, offsets[t] + e, c) for t, spans in enumerate(rule_spans or ()) for s, e, c in spans]
-        first, single, pair = self._logits(big, shifted, offsets)
+        first, single, pair, words, rules = self._logits(big, shifted, offsets)
         cut = float(np.log(self.threshold / (1.0 - self.threshold)))
         hit = single >= cut
         rows = set(np.flatnonzero(hit).tolist())
         for r in np.flatnonzero((pair >= cut) & ~hit & ~np.roll(hit, -1)).tolist():
             rows.update((r, r + 1))
+        if LEAD_WORDS:
+            rows.update(_leads(big, first=first, pair=pair, flagged=hit | (rules > 0), words=words, cut=cut))
         out: list[list[tuple[int, int, str]]] = [[] for _ in texts]
         ends = [*first[1:].tolist(), len(big)]
         for row in sorted(rows):
@@ -461,6 +500,29 @@ class LinearModel:
             if texts[t][lo:hi].strip():
                 out[t].append((lo, hi, "learned"))
         return [tuple(x) for x in out]
+
+
+def _leads(
+    big: str,
+    *,
+    first: npt.NDArray[np.int64],
+    pair: npt.NDArray[np.float64],
+    flagged: npt.NDArray[np.bool_],
+    words: npt.NDArray[np.float32],
+    cut: float,
+) -> list[int]:
+    """The short sentences that introduce a flagged one ("There is one more thing.",
+    "New task."): two words to :data:`LEAD_WORDS`, right before a sentence the model or
+    the rules flagged, in the same paragraph of the same text (a pair across texts is
+    ``-inf``), the two together reaching the threshold."""
+    out = []
+    for r in np.flatnonzero(flagged[1:]).tolist():  # r: the row before a flagged one
+        if flagged[r] or not (1 < words[r] <= LEAD_WORDS) or pair[r] < cut:
+            continue
+        s, e = int(first[r]), int(first[r + 1])
+        if "\n\n" not in big[s:e] and big[s:e].rstrip()[-1:] in ".!?:":
+            out.append(r)
+    return out
 
 
 @lru_cache(maxsize=1)
@@ -490,6 +552,10 @@ class SentenceClassifier:
     def spans_many(
         self, texts: Sequence[str], rule_spans: Sequence[Sequence[tuple[int, int, str]]] | None = None
     ) -> list[tuple[tuple[int, int, str], ...]]:
+        """The flagged sentences of each text and of its decoded views (:func:`with_views`)."""
+        return with_views(texts, self._spans, self._spans(texts))
+
+    def _spans(self, texts: Sequence[str]) -> list[tuple[tuple[int, int, str], ...]]:
         bounds = [sentence_bounds(t) for t in texts]
         flat = [t[s:e].strip() for t, b in zip(texts, bounds, strict=True) for s, e in b]
         if not flat:
@@ -506,6 +572,38 @@ class SentenceClassifier:
             )
             i += len(b)
         return out
+
+
+def with_views(
+    texts: Sequence[str],
+    scan: Callable[[list[str]], list[tuple[tuple[int, int, str], ...]]],
+    found: list[tuple[tuple[int, int, str], ...]],
+) -> list[tuple[tuple[int, int, str], ...]]:
+    """``found`` (the spans of each text) with what ``scan`` finds in the decoded views of
+    the texts (:mod:`ctxassembly.text.decode`, all views of the batch in one call),
+    mapped back to the sentences of each text that carry them."""
+    known = lexicon_stems()
+    decoded = sorted({v.text for t in texts for v in views(t, known)})
+    if not decoded:
+        return found
+    spans = dict(zip(decoded, scan(decoded), strict=True))
+    out = list(found)
+    for i, t in enumerate(texts):
+        extra = decoded_spans(t, lambda v: spans[v.text], known, _sentence_starts, "learned")
+        if extra:
+            out[i] = _union([*out[i], *extra])
+    return out
+
+
+def _union(spans: Sequence[tuple[int, int, str]]) -> tuple[tuple[int, int, str], ...]:
+    """Overlapping spans merged into one (the first one's class), in order."""
+    merged: list[tuple[int, int, str]] = []
+    for s, e, c in sorted(spans):
+        if merged and s < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], e), merged[-1][2])
+        else:
+            merged.append((s, e, c))
+    return tuple(merged)
 
 
 def combine(
