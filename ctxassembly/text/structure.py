@@ -56,8 +56,8 @@ def lines_with_offsets(text: str) -> tuple[list[str], list[int]]:
 # Where a document *defines* a name, in any of the common doc formats: a heading (reST
 # underline/overline, Markdown ``#``, HTML ``<h1>``..``<h6>``), a directive or role
 # argument (``.. confval:: name``, ``:param name:``), a definition-list term (a short
-# line whose next line is indented deeper), a table's first cell (pipe tables, HTML
-# ``<th>``/``<td>``/``<dt>``), or an item that opens with a literal or bold name followed
+# line whose next line is indented deeper), a table's first cell (pipe tables with or
+# without outer pipes, HTML ``<th>``/``<td>``/``<dt>``), or an item that opens with a literal or bold name followed
 # by a colon or dash (``* ``times``: show durations``, ``- **name** - ...``).
 _MD_NAME = re.compile(r"^\s{0,3}#{1,6}\s+(.+)$")
 _HTML_DEF = re.compile(r"<(h[1-6]|dt|th)\b[^>]*>(.*?)</\1>", re.IGNORECASE | re.DOTALL)
@@ -76,11 +76,21 @@ def definitions(text: str) -> str:
     """The names ``text`` defines (see above), one per line: what a reader looks up."""
     lines = text.splitlines()
     out: list[str] = []
+    table = False  # inside a pipe table whose rows need no outer pipes ("a | b")
     for i, line in enumerate(lines):
         s = line.strip()
+        if not s:
+            table = False
         if not s or len(s) > 200:
             continue
         nxt = lines[i + 1] if i + 1 < len(lines) else ""
+        if "|" in s and not s.startswith("|") and (table or _TABLE_RULE.match(nxt)):
+            table = True
+            if not _TABLE_RULE.match(s):
+                m = _PIPE_ROW.match(s)
+                if m:
+                    out.append(m.group(1))
+            continue
         under = nxt.strip()
         # each pattern is tried only where its first character stands (most lines are prose)
         if (

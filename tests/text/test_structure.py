@@ -98,6 +98,7 @@ def test_lines_with_offsets_point_at_each_line_start() -> None:
         ("* ``fast``: skip the slow checks.", "``fast``"),  # item led by a literal name
         ("- **strict** - fail on warnings", "**strict**"),  # item led by a bold name
         ("| max_retries | 5 | how often |", "max_retries"),  # pipe table first cell
+        ("Option | Default\n--- | ---\n`max_retries` | 5", "`max_retries`"),  # no outer pipes
         ("<dl><dt>max_retries</dt><dd>5</dd></dl>", "max_retries"),  # HTML definition list
         ("<h2>Retry limit</h2><p>5</p>", "Retry limit"),  # HTML heading
     ],
@@ -109,6 +110,8 @@ def test_definitions_finds_the_defined_name(text: str, name: str) -> None:
 def test_definitions_ignores_prose_and_code_lines() -> None:
     text = "The limit is five.\nIt applies to every call.\n\n    def retry():\n        pass\n"
     assert definitions(text) == ""
+    # a pipe in prose, or a shell pipeline, is no table without its rule line
+    assert definitions("Pipe it | grep x to filter the output.\nls | wc -l") == ""
 
 
 @pytest.mark.parametrize(
