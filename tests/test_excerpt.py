@@ -284,32 +284,36 @@ def test_fit_keeps_one_of_two_examples_that_repeat_the_same_words() -> None:
     assert "* ``times``: show tests duration." in cut.text
 
 
-def test_a_table_too_large_for_its_share_keeps_the_asked_row_under_its_header() -> None:
-    rows = "\n".join(
-        f"| `opt{i}` | `{i}0` | What option {i} controls, at some length, for every target we build. |"
-        for i in range(14)
-    )
-    text = f"## Options\n\n| Option | Default | Description |\n|---|---|---|\n{rows}\n"
-    ctx = context("What is the default of opt11?", budget=600)
+LONG_HEAD = "| Option | Default | Description |\n|---|---|---|"
+FEW_HEAD = "Option | Default | Description\n--- | --- | ---"
+LONG_ROWS = "\n".join(
+    f"| `opt{i}` | `{i}0` | What option {i} controls, at some length, for every target we build. |" for i in range(14)
+)
+# no outer pipes, few rows: one blank-line block of eight lines or less
+FEW_ROWS = "\n".join(
+    f"`opt{i}` | `{i}0` | What option {i} controls, at some length, for every target we build "
+    "and every platform we ship, with the caveats each of them brings along, the defaults it "
+    "overrides, the files it reads and the warnings it prints when a value is out of range."
+    for i in range(5)
+)
+
+
+@pytest.mark.parametrize(
+    ("header", "rows", "question", "row"),
+    [
+        (LONG_HEAD, LONG_ROWS, "What is the default of opt11?", "| `opt11` | `110` |"),
+        (FEW_HEAD, FEW_ROWS, "What controls the caveats of opt4?", "`opt4` | `40` |"),
+    ],
+    ids=["long-table", "few-long-rows-no-outer-pipes"],
+)
+def test_a_table_too_large_for_its_share_keeps_the_asked_row_under_its_header(
+    header: str, rows: str, question: str, row: str
+) -> None:
+    text = f"## Options\n\n{header}\n{rows}\n"
+    ctx = context(question, budget=600)
     out = Excerpt().run(chunks(("a", text)), ctx)
     assert ctx.count_tokens(text) > 200  # over its share: cut
     kept = out[0].text
-    assert "| `opt11` | `110` |" in kept
-    assert kept.startswith("## Options\n\n| Option | Default | Description |\n|---|---|---|")
+    assert row in kept
+    assert kept.startswith(f"## Options\n\n{header}")
     assert ctx.count_tokens(kept) <= 200 + 10
-
-
-def test_a_short_table_of_long_rows_keeps_the_asked_row_under_its_header() -> None:
-    rows = "\n".join(
-        f"`opt{i}` | bool | `{i % 2 == 0}` | What option {i} controls, at some length, for every target we build "
-        "and every platform we ship, with the caveats each of them brings along, the defaults it "
-        "overrides, the files it reads and the warnings it prints when a value is out of range."
-        for i in range(5)
-    )
-    text = f"## Options\n\nOption | Type | Default | Description\n--- | --- | --- | ---\n{rows}\n"
-    ctx = context("Which option controls the caveats of option 4?", budget=500)
-    out = Excerpt().run(chunks(("a", text)), ctx)
-    assert ctx.count_tokens(text) > 200  # over its share: cut
-    kept = out[0].text
-    assert "`opt4` | bool | `True` |" in kept
-    assert "Option | Type | Default | Description\n--- | --- | --- | ---" in kept
