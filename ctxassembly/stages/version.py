@@ -467,8 +467,7 @@ class VersionFilter(StageBase):
     def _compare(version: str, want: str) -> str | None:
         if matches(version, want):
             return None
-        folded = version.casefold()
-        if folded in RELEASE_ALIASES or folded in DEV_ALIASES or want.casefold() in RELEASE_ALIASES:
+        if _alias(version) or want.casefold() in RELEASE_ALIASES:
             return "other_version"  # an alias has no place in the order of numbered releases
         return "superseded" if order_key(version) < order_key(canonical(want)) else "other_version"
 
