@@ -66,10 +66,8 @@ class Horizon(StageBase):
     def __init__(
         self, horizon: float = 4.0, *, min_chunks: int = 20, chars_per_token: float = 4.0, slack: float = 0.1
     ) -> None:
-        if isinstance(horizon, bool) or not isinstance(horizon, (int, float)) or not horizon >= 1:
-            raise ConfigError(f"horizon must be a number of budgets >= 1 (or None for no horizon), got {horizon!r}")
+        self.horizon = _budgets("horizon", horizon, "for no horizon")
         _check_head(min_chunks, chars_per_token, slack)
-        self.horizon = float(horizon)
         self.min_chunks = min_chunks
         self.chars_per_token = chars_per_token
         self.slack = slack
@@ -128,12 +126,8 @@ class Depth(StageBase):
     def __init__(
         self, depth: float = 16.0, *, min_chunks: int = 100, chars_per_token: float = 4.0, slack: float = 0.1
     ) -> None:
-        if isinstance(depth, bool) or not isinstance(depth, (int, float)) or not depth >= 1:
-            raise ConfigError(
-                f"depth must be a number of budgets >= 1 (or None to read every candidate), got {depth!r}"
-            )
+        self.depth = _budgets("depth", depth, "to read every candidate")
         _check_head(min_chunks, chars_per_token, slack)
-        self.depth = float(depth)
         self.min_chunks = min_chunks
         self.chars_per_token = chars_per_token
         self.slack = slack
@@ -210,6 +204,13 @@ def _head(chunks: list[Chunk], floor: int, limit: float, chars_per_token: float)
             return i
         reach += len(c.text) / chars_per_token
     return len(chunks)
+
+
+def _budgets(name: str, value: float, none_means: str) -> float:
+    """``value``, a number of budgets (>= 1), as a float; else the error naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 1:
+        raise ConfigError(f"{name} must be a number of budgets >= 1 (or None {none_means}), got {value!r}")
+    return float(value)
 
 
 def _check_head(min_chunks: int, chars_per_token: float, slack: float) -> None:
