@@ -325,11 +325,31 @@ def _distinct_counts(texts: Sequence[str], terms: list[str]) -> tuple[np.ndarray
         count = _count_few if sum(map(len, pick)) < _FEW_CHARS else _count_ascii
         count(pick, terms, counts, lengths, np.asarray(ascii_))
     for i in other:
-        words_ = _WORD.findall(texts[i].casefold())
+        folded = texts[i].casefold()
+        words_ = _WORD.findall(folded)
         lengths[i] = len(words_)
         for j, t in enumerate(terms):
-            counts[j, i] = words_.count(t)
+            counts[j, i] = words_.count(t) + (len(_glued(t).findall(folded)) if _glues(t) else 0)
     return counts, lengths
+
+
+def _glues(term: str) -> bool:
+    """Whether ``term`` also counts where digits are glued to it: a word of three letters or
+    more (``pypy`` in ``pypy3``, ``python`` in ``python3``, ``sha`` in ``sha256``), not a
+    number or a one- or two-letter word (``v`` in ``v2``)."""
+    return len(term) >= 3 and term.isalpha()
+
+
+@lru_cache(maxsize=1024)
+def _glued(term: str) -> re.Pattern[str]:
+    """The words that are ``term`` with ASCII digits glued on, in a case-folded text."""
+    return re.compile(rf"(?<!\w){re.escape(term)}[0-9]+(?!\w)")
+
+
+@lru_cache(maxsize=1024)
+def _glued_bytes(term: str) -> re.Pattern[bytes]:
+    """:func:`_glued` for a text whose non-word bytes are spaces (``_ASCII_LOWER_WORD``)."""
+    return re.compile(rb"(?<![^ ])" + re.escape(term.encode("ascii")) + rb"[0-9]+(?![^ ])")
 
 
 _FEW_CHARS = 16_000  # below this many characters, _count_few is the faster (measured)
@@ -337,12 +357,15 @@ _FEW_CHARS = 16_000  # below this many characters, _count_few is the faster (mea
 
 def _count_few(texts: list[str], terms: list[str], counts: np.ndarray, lengths: np.ndarray, cols: np.ndarray) -> None:
     """What :func:`_count_ascii` fills, from each text's list of words (for few texts)."""
-    wanted = [(j, t.encode("ascii")) for j, t in enumerate(terms) if t.isascii()]
+    ascii_terms = [(j, t) for j, t in enumerate(terms) if t.isascii()]
+    wanted = [(j, t.encode("ascii"), _glued_bytes(t) if _glues(t) else None) for j, t in ascii_terms]
     for text, col in zip(texts, cols.tolist(), strict=True):
-        found = text.encode("ascii").translate(_ASCII_LOWER_WORD).split()
+        lowered = text.encode("ascii").translate(_ASCII_LOWER_WORD)
+        found = lowered.split()
         lengths[col] = len(found)
-        for j, term in wanted:
-            counts[j, col] = found.count(term)
+        for j, term, glued in wanted:
+            glued_on = len(glued.findall(lowered)) if glued is not None and term in lowered else 0
+            counts[j, col] = found.count(term) + glued_on
 
 
 def _count_ascii(texts: list[str], terms: list[str], counts: np.ndarray, lengths: np.ndarray, cols: np.ndarray) -> None:
@@ -367,10 +390,18 @@ def _count_ascii(texts: list[str], terms: list[str], counts: np.ndarray, lengths
             continue  # a non-ASCII term never occurs in ASCII text
         tb = term.encode("ascii")
         pos = heads[first == tb[0]]
-        for k in range(1, len(tb) + 1):  # the next bytes spell the term, then a space
+        for k in range(1, len(tb)):  # the next bytes spell the term
             if not pos.size:
                 break
-            pos = pos[arr[pos + k] == (tb[k] if k < len(tb) else 32)]
+            pos = pos[arr[pos + k] == tb[k]]
+        if pos.size:  # then a space, or (where the term glues, :func:`_glues`) digits and a space
+            after = arr[pos + len(tb)]
+            ends = after == 32
+            if _glues(term):
+                for n in np.flatnonzero((after >= 48) & (after <= 57)).tolist():
+                    p = int(pos[n]) + len(tb)
+                    ends[n] = joined[p : joined.index(b" ", p)].isdigit()
+            pos = pos[ends]
         if pos.size:
             owner = np.searchsorted(starts, pos, side="right") - 1
             counts[j, cols] = np.bincount(owner, minlength=len(encoded))

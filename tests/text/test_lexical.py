@@ -40,8 +40,8 @@ def _old_normalize(text):
 
 
 def _old_bm25(texts, query, k1=1.2, b=0.75):
-    bags = [Counter(_WORD.findall(t.casefold())) for t in texts]
-    lengths = [sum(bag.values()) for bag in bags]
+    bags = [_glued_bag(_WORD.findall(t.casefold())) for t in texts]
+    lengths = [len(_WORD.findall(t.casefold())) for t in texts]
     avg = (sum(lengths) / len(lengths)) or 1.0
     weights = {}
     for term in dict.fromkeys(query_terms(query)):
@@ -52,6 +52,17 @@ def _old_bm25(texts, query, k1=1.2, b=0.75):
         norm = k1 * (1 - b + b * length / avg)
         out.append(sum(w * bag[t] * (k1 + 1) / (bag[t] + norm) for t, w in weights.items() if bag[t]))
     return out
+
+
+def _glued_bag(words_):
+    """The word bag BM25 counts by: a word of three letters or more also counts where
+    ASCII digits are glued on (``pypy3`` holds ``pypy``)."""
+    bag = Counter(words_)
+    for w in words_:
+        m = re.fullmatch(r"(.*?)([0-9]+)", w)
+        if m and len(m[1]) >= 3 and m[1].isalpha():
+            bag[m[1]] += 1
+    return bag
 
 
 def test_words_and_normalize_match_the_regex_definitions():
@@ -96,6 +107,21 @@ def test_bm25_counts_only_the_query_terms_and_gives_the_full_bag_scores(query):
     assert Lexical([]).scores(query) == []
 
 
+@pytest.mark.parametrize("ascii_", [True, False])
+def test_a_word_counts_where_digits_are_glued_to_it(ascii_: bool) -> None:
+    """ "Which PyPy version" finds ``PyPy3.8+``; a number or a short word does not glue
+    (``v`` is not in ``v7``), and letters after the digits make another word."""
+    end = "" if ascii_ else " ❨❩"
+    texts = ["- PyPy3.8+ (v7.3.11+)" + end, "Python 3.8 only" + end, "pypy3x and v2" + end, "sha256 sums" + end]
+    pypy, v, x = (Lexical(texts).scores(q) for q in ("pypy", "v", "3x"))
+    assert pypy[0] > 0
+    assert pypy[1:] == [0, 0, 0]
+    assert v == x == [0, 0, 0, 0]
+    assert Lexical(texts).scores("sha")[3] > 0
+    for many in (texts, texts * 2000):  # the list path and the numpy path count the same
+        assert Lexical(many).scores("pypy sha") == pytest.approx(_old_bm25(many, "pypy sha"))
+
+
 def test_text_classes_number_normalised_texts_in_order_of_first_appearance():
     base = ["a b", "A  B", "ab", "ﬁle", "file", "FILE ", "x", "", " ", "Straße", "STRASSE"]
     texts = base + base[::-1] + TEXTS[:20] + [t.upper() for t in TEXTS[:20]]
@@ -110,7 +136,8 @@ def test_bm25_matches_the_regex_bags_on_random_mixed_texts():
     import random
 
     rng = random.Random(1)
-    vocab = ["model", "Model", "field", "5", "1", "django", "x_y", "ß", "straße", "été", "a", "1.1", "MODEL.model", ""]
+    vocab = ["model", "Model", "field", "5", "1", "django", "pypy3", "PyPy", "ab1"]
+    vocab += ["x_y", "ß", "straße", "été", "a", "1.1", "MODEL.model", ""]
     seps = ["", " ", ".", ",", "\n", "--"]
     for _ in range(300):
         texts = [
