@@ -382,7 +382,7 @@ def calibrate_weights_cmd(
     ] = None,
     limit: Annotated[int | None, typer.Option(help="use only the first N questions of each file")] = None,
 ) -> None:
-    """Leave-one-corpus-out: choose the relevance weights on each file, measure on the others."""
+    """Leave-one-corpus-out: hold each file out, choose the relevance weights on the others, measure on it."""
     from ctxassembly.eval.calibrate import FUSE_GRID, LOCO_BUDGETS, loco
 
     try:

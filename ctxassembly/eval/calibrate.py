@@ -22,6 +22,7 @@ CLI: ``ctxassembly calibrate QUESTIONS.jsonl --budget 500`` (:mod:`ctxassembly.c
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from statistics import mean
@@ -270,15 +271,15 @@ class Setting:
 
 @dataclass
 class Loco:
-    """Every setting's recall on every corpus, and the choice made on each corpus."""
+    """Every setting's recall on every corpus, and, for each corpus held out, the setting
+    the other corpora choose and how it does on the one they did not see."""
 
     corpora: list[str]
     budgets: tuple[int, ...]
     settings: list[Setting]
-    chosen_on: dict[str, Setting]
+    held_out: dict[str, Setting]  # corpus -> the setting chosen on all the others
     default: Setting
     regret: dict[str, float] = field(default_factory=dict)
-    transfer: dict[str, Setting] = field(default_factory=dict)
 
     def table(self) -> str:
         names = self.corpora
@@ -286,26 +287,29 @@ class Loco:
             f"leave-one-corpus-out over {len(self.settings)} settings, answer recall (mean of budgets "
             f"{', '.join(map(str, self.budgets))})",
             "",
-            "| chosen on | weights | " + " | ".join(f"{n}" for n in names) + " | held-out regret |",
+            "| held out | chosen on the others | " + " | ".join(names) + " | held-out regret |",
             "|---|---|" + "---|" * len(names) + "---|",
         ]
-        for name, s in self.chosen_on.items():
-            cells = [f"{s.recall[n]:.1%}" + ("" if n == name else " (held out)") for n in names]
+        for name, s in self.held_out.items():
+            cells = [f"{s.recall[n]:.1%}" + (" (held out)" if n == name else "") for n in names]
             lines.append(f"| {name} | {s.label} | " + " | ".join(cells) + f" | {self.regret.get(name, 0.0):.1%} |")
-        for name, s in self.transfer.items():
-            cells = [f"{s.recall[n]:.1%}" + ("" if n == name else " (held out)") for n in names]
-            lines.append(f"| {name}, ties broken on the other | {s.label} | " + " | ".join(cells) + " | |")
         d = self.default
         lines.append("| **default** | " + d.label + " | " + " | ".join(f"{d.recall[n]:.1%}" for n in names) + " | |")
         lines.append(
-            "(regret: the best recall any setting reaches on the held-out corpus minus the choice's. A choice "
-            "on one corpus is its best setting, ties to the simpler; the default is, in each direction, the "
-            "setting best on the choosing corpus that does best on the other; where the directions disagree, "
-            "the simpler of the two)"
+            "(each row: the setting with the best mean recall on every corpus but the held-out one, ties to "
+            "the simpler; regret: the best recall any setting reaches on the held-out corpus minus the "
+            "choice's. The default: the setting most folds choose; ties: the best mean over all corpora, "
+            "then the simpler)"
         )
-        lines += ["", "every setting:", "| weights | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
-        for s in sorted(self.settings, key=lambda s: -min(s.recall.values())):
-            lines.append(f"| {s.label} | " + " | ".join(f"{s.recall[n]:.1%}" for n in names) + " |")
+        lines += [
+            "",
+            "every setting:",
+            "| weights | " + " | ".join(names) + " | mean |",
+            "|---|" + "---|" * (len(names) + 1),
+        ]
+        for s in sorted(self.settings, key=lambda s: (-mean(s.recall.values()), s.size)):
+            cells = [f"{s.recall[n]:.1%}" for n in names] + [f"{mean(s.recall.values()):.1%}"]
+            lines.append(f"| {s.label} | " + " | ".join(cells) + " |")
         return "\n".join(lines)
 
 
@@ -333,13 +337,11 @@ def loco(
     fuse: Sequence[float | None] = (None,),
     **options: Any,
 ) -> Loco:
-    """Choose the relevance weights on each corpus and measure the choice on the others.
-
-    The choice on a corpus is its highest recall, ties broken by the simpler setting
-    (see :attr:`Setting.size`); its held-out regret is printed. The returned ``default``:
-    in each direction, of the settings best on the choosing corpus (a tie there says
-    nothing), the one that does best on the corpora it was not chosen on; where the
-    directions disagree, the simpler of their picks.
+    """Leave one corpus out: hold each corpus out in turn, choose the relevance weights on
+    all the others (best mean recall, ties to the simpler setting, see
+    :attr:`Setting.size`) and measure the choice on the held-out one. The returned
+    ``default`` is the setting most folds choose (ties: the best mean over all corpora,
+    then the simpler). With two corpora each fold chooses on the other one alone.
 
     :param corpora: name -> labelled records (at least two corpora).
     :param fuse: rerank fusion weights to try (only with a ``reranker`` in ``options``).
@@ -358,25 +360,18 @@ def loco(
                 recall = {n: _recall(recs, budgets, extra) for n, recs in corpora.items()}
                 settings.append(Setting(weights, f, recall))
 
-    def pick(name: str) -> Setting:
-        return max(settings, key=lambda s: (s.recall[name], -s.size))  # ties: the conservative one
+    def chosen_without(name: str) -> Setting:
+        """The setting with the best mean recall on every corpus but ``name``; ties: the
+        simpler (more conservative) one."""
+        others = [m for m in corpora if m != name]
+        return max(settings, key=lambda s: (mean(s.recall[m] for m in others), -s.size))
 
-    chosen = {n: pick(n) for n in corpora}
+    held_out = {n: chosen_without(n) for n in corpora}
     best = {n: max(s.recall[n] for s in settings) for n in corpora}
-
-    def regret(name: str) -> float:
-        """How far the choice made on ``name`` falls short on the corpora it did not see."""
-        s = chosen[name]
-        return max(best[m] - s.recall[m] for m in corpora if m != name)
-
-    def transfer(name: str) -> Setting:
-        """Of the settings best on ``name`` (a tie there carries no information), the one
-        that does best on the corpora it was not chosen on; ties: the simpler."""
-        tied = [s for s in settings if s.recall[name] == best[name]]
-        return max(tied, key=lambda s: (mean(s.recall[m] for m in corpora if m != name), -s.size))
-
-    # the default: the setting each direction transfers best; where the directions
-    # disagree, the simpler (more conservative) of their picks
-    picks = {n: transfer(n) for n in corpora}
-    default = min(picks.values(), key=lambda s: (s.size, -mean(s.recall.values())))
-    return Loco(list(corpora), tuple(budgets), settings, chosen, default, {n: regret(n) for n in corpora}, picks)
+    regret = {n: best[n] - s.recall[n] for n, s in held_out.items()}
+    votes = Counter(s.label for s in held_out.values())
+    default = max(
+        {s.label: s for s in held_out.values()}.values(),
+        key=lambda s: (votes[s.label], mean(s.recall.values()), -s.size),
+    )
+    return Loco(list(corpora), tuple(budgets), settings, held_out, default, regret)

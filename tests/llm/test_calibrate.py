@@ -81,21 +81,22 @@ def test_cli(dev_data: DevData, tmp_path: Path) -> None:
     assert "--near must be comma-separated numbers (or 'none'), got 'high'" in bad.output
 
 
-def test_leave_one_corpus_out_prints_both_directions(dev_data: DevData) -> None:
+def test_leave_one_corpus_out_chooses_on_the_others_and_judges_the_held_out(dev_data: DevData) -> None:
     from ctxassembly.eval.calibrate import loco
 
     corpora = {name: dev_data.records(name)[:4] for name in DEV_CORPORA}
     result = loco(corpora, budgets=(500,), lexical=(0.0, 1.0), define=(0.0, 0.5))
     assert len(result.settings) == 4
-    assert set(result.chosen_on) == set(DEV_CORPORA)
-    for name, s in result.chosen_on.items():
-        assert s.recall[name] == max(t.recall[name] for t in result.settings)
+    assert set(result.held_out) == set(DEV_CORPORA)
+    for name, s in result.held_out.items():
+        others = [m for m in DEV_CORPORA if m != name]
+        best_mean = max(sum(t.recall[m] for m in others) for t in result.settings)
+        assert sum(s.recall[m] for m in others) == pytest.approx(best_mean)  # chosen without the held-out one
+        assert result.regret[name] == pytest.approx(max(t.recall[name] for t in result.settings) - s.recall[name])
+    assert result.default in result.held_out.values()
     text = result.table()
-    assert "(held out)" in text
+    assert text.count("(held out)") == len(DEV_CORPORA)
     assert "| **default** |" in text
-    assert result.default in result.transfer.values()
-    for name, s in result.transfer.items():
-        assert s.recall[name] == result.chosen_on[name].recall[name]  # best on the corpus it was chosen on
     with pytest.raises(ConfigError, match="at least two corpora"):
         loco({"django": corpora["django"]})
 
