@@ -33,8 +33,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from functools import lru_cache
 
-__all__ = ["addressed_blocks", "addressed_title", "possible"]
+__all__ = ["addressed_blocks", "addressed_label", "addressed_title", "opening", "possible"]
 
 
 def _set(words: str) -> frozenset[str]:
@@ -341,3 +342,23 @@ def addressed_blocks(
         if block is not None and orders(block[1], block[2]):
             out.append((block[0], block[2]))
     return out
+
+
+# a section path as the adapters write it ("Guide > Note for AI agents"), or as a breadcrumb
+_PATH_SEPARATOR = re.compile(r"\s+(?:>|»|/|::|\|)\s+")
+
+
+@lru_cache(maxsize=4096)
+def addressed_label(label: str) -> bool:
+    """Whether a chunk's ``title``, or the last heading of its ``section`` path, is a
+    title that addresses an automated reader (a splitter that moves each heading into the
+    metadata leaves the address there and the order in the text)."""
+    last = _PATH_SEPARATOR.split(label.strip())[-1]
+    return addressed_title(_TAGS.sub("", last.lower()).strip(_WRAP).lstrip("# ").strip(_WRAP))
+
+
+def opening(low: str) -> tuple[int, int]:
+    """``(start, end)`` of the first paragraph of ``low`` (blank lines before it skipped)."""
+    end = _paragraph(low, 0)
+    start = len(low) - len(low.lstrip())
+    return min(start, end), end

@@ -54,11 +54,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
 
-from ctxassembly.text.addressed import addressed_blocks, possible
+from ctxassembly.text.addressed import addressed_blocks, addressed_label, opening, possible
 from ctxassembly.text.decode import decoded_spans
 from ctxassembly.text.injection_model import lexicon_stems
 
-__all__ = ["CLASSES", "classes_of", "find_injections", "stems"]
+__all__ = ["CLASSES", "classes_of", "find_injections", "stems", "titled_by_label"]
 
 CLASSES = ("override", "authority", "exfiltration", "role_marker", "hidden", "answer_forcing", "addressed")
 
@@ -1185,6 +1185,17 @@ def _titled(text: str, low: str, tokens: set[str]) -> list[tuple[int, int]]:
     if not possible(tokens, low):
         return []
     return addressed_blocks(_lower(text), lambda s, e: _orders(text, s, e), tokens)
+
+
+def titled_by_label(text: str, labels: tuple[str | None, ...]) -> tuple[tuple[int, int, str], ...]:
+    """The opening block of ``text`` as a span of class ``addressed`` when one of
+    ``labels`` (a chunk's title, its section path) is a title that addresses a model
+    (:func:`ctxassembly.text.addressed.addressed_label`) and the block gives an order: a
+    heading a splitter moved into the metadata still heads the text it came from."""
+    if not any(v and addressed_label(v) for v in labels):
+        return ()
+    start, end = opening(_lower(text))
+    return ((start, end, "addressed"),) if end > start and _orders(text, start, end) else ()
 
 
 def _comment_spans(text: str, low: str) -> list[tuple[int, int]]:
