@@ -65,9 +65,9 @@ _NOUN = (
 # a noun alone that names people or things as often as models: only with a qualifier
 # ("automated systems", "AI tools", "LLM agents"), never bare ("for systems", "for agents")
 _BARE_ONLY_WITH_QUALIFIER = re.compile(
-    r"(?:models?|systems?|readers?|tools?|clients?|programs?|agents?|bots?|robots?|crawlers?|scrapers?|spiders?|systeme|agenten|mod[eè]les?|systèmes?|modelos?|"
-    r"sistemas?|modell[oi]|sistemi|agentes?|agenti|assistants?|assistent(?:en)?|assistant[e]?s?|asistentes?|"
-    r"assistent[ei])"
+    r"(?:models?|systems?|readers?|tools?|clients?|programs?|agents?|bots?|robots?|crawlers?|scrapers?|spiders?|"
+    r"systeme|agenten|mod[eè]les?|systèmes?|modelos?|sistemas?|modell[oi]|sistemi|agentes?|agenti|assistants?|"
+    r"assistent(?:en)?|assistant[e]?s?|asistentes?|assistent[ei])"
 )
 _DETERMINER = (
     r"(?:the|an?|any|all|every|each|our|those|these|"
