@@ -11,7 +11,7 @@ shape Markdown and reST give a title, and the block each one heads:
   the indented lines under it;
 * a ``<summary>Title</summary>``: the rest of its ``<details>`` element;
 * a blockquote line (``> **Title**``): the quoted lines after it;
-* a heading (``# Title``, ``Title`` over ``-----``), a line in bold (``**Title**``) or
+* a heading (``# Title``, ``Title`` over ``-----``, ``<h3>Title</h3>``), a line in bold (``**Title**``) or
   any line that is nothing but such a title: the paragraph after it.
 
 A title addresses an automated reader when the whole of it (markup, quotes and a final
@@ -191,7 +191,7 @@ _SUMMARY = re.compile(r"(?:<details\b[^>\n]*>[ \t]*)?<summary\b[^>\n]*>(.*?)</su
 _HEADING = re.compile(r"#{1,6}[ \t]+(.*?)[ \t#]*$")
 _UNDERLINE = re.compile(r"[ \t]*([=\-~^\"'`*+#:.])\1{2,}[ \t]*$")
 _WRAP = " \t*_`\"'“”‘’«»[]()<>:!-–—⚠️ℹ️"
-_TAGS = re.compile(r"</?(?:strong|b|em|i|span|p|u)\b[^>]*>")
+_TAGS = re.compile(r"</?(?:strong|b|em|i|span|p|u|h[1-6]|div|dt|th|caption|legend|label|header)\b[^>\n]*>")
 
 
 def _lines(low: str, start: int) -> Iterator[tuple[int, int]]:

@@ -1154,6 +1154,7 @@ _YOU_OBLIGED = re.compile(
     r"\b(?:you|du|vous|tu|usted)\s+(?:must|should|shall|need\s+to|have\s+to|are\s+to|are\s+required\s+to|musst|"
     r"sollst|solltest|devez|dois|debes|deberías|deve|devi)\b"
 )
+_OPENING_TAGS = re.compile(r"^(?:\s*</?[a-z][\w-]*(?:\s[^>\n]*)?>)+")  # "<p>Tell …": the tags before the words
 _SUPERSEDES = re.compile(rf"\b{_SUPERSEDE}\s+(?:the|this|that|these|everything|all|any|anything)\b")
 
 
@@ -1166,7 +1167,7 @@ def _orders(text: str, start: int, end: int) -> bool:
     for s, e in pairwise(bounds):
         if not body[s:e].strip():
             continue
-        plain = _unmask(body[s:e])
+        plain = _unmask(_OPENING_TAGS.sub("", body[s:e], count=1))
         low = _lower(plain)
         if (
             _ORDER_START.match(low)
