@@ -52,7 +52,7 @@ _QUALIFIER = (
 _NOUN = (
     r"(?:ai|a\.i\.|artificial\s+intelligences?|llms?|(?:large\s+)?language\s+models?|models?|chat\s*bots?|bots?|"
     r"robots?|crawlers?|scrapers?|spiders?|agents?|assistants?|systems?|readers?|tools?|clients?|programs?|"
-    r"gpts?|chatgpt|copilots?|"
+    r"summari[sz]ers?|gpts?|chatgpt|copilots?|"
     r"ki|ki-(?:assistent(?:en)?|agenten?|modelle?|systeme?|werkzeuge?|tools?)|sprachmodelle?|assistent(?:en)?|"
     r"agenten|bots|systeme|"
     r"ias?|mod[eè]les?(?:\s+de\s+langage|\s+d'ia)?|assistante?s?(?:\s+(?:ia|d'ia|virtuel(?:le)?s?))?|"
@@ -65,7 +65,8 @@ _NOUN = (
 # a noun alone that names people or things as often as models: only with a qualifier
 # ("automated systems", "AI tools", "LLM agents"), never bare ("for systems", "for agents")
 _BARE_ONLY_WITH_QUALIFIER = re.compile(
-    r"(?:models?|systems?|readers?|tools?|clients?|programs?|agents?|bots?|robots?|crawlers?|scrapers?|spiders?|"
+    r"(?:models?|systems?|readers?|tools?|clients?|programs?|summari[sz]ers?|agents?|bots?|robots?|crawlers?|"
+    r"scrapers?|spiders?|"
     r"systeme|agenten|mod[eè]les?|systèmes?|modelos?|sistemas?|modell[oi]|sistemi|agentes?|agenti|assistants?|"
     r"assistent(?:en)?|assistant[e]?s?|asistentes?|assistent[ei])"
 )
@@ -132,7 +133,7 @@ _CLASS_DETERMINER = _set(
 # themselves; the qualifiers; the nouns that name a model only with a qualifier
 _STRONG = _set("ai llm llms chatb gpt gpts chatg copil ki sprac ia ias robot crawl bot bots scrap spide assis asist")
 _QUALIFIERS = _set("autom auton artif virtu digit gener conve codin machi")
-_WEAK = _set("agent syste tools tool reade model clien progr assis bot bots crawl robot scrap spide asist")
+_WEAK = _set("agent syste tools tool reade model clien progr summa assis bot bots crawl robot scrap spide asist")
 _MODEL_STEMS = _set("langa lengu lingu")
 
 

@@ -1155,13 +1155,19 @@ _YOU_OBLIGED = re.compile(
     r"sollst|solltest|devez|dois|debes|deberías|deve|devi)\b"
 )
 _OPENING_TAGS = re.compile(r"^(?:\s*</?[a-z][\w-]*(?:\s[^>\n]*)?>)+")  # "<p>Tell …": the tags before the words
+# an order in the passive: "users are to be told that …", "readers should be advised to …"
+_PASSIVE_ORDER = re.compile(
+    r"\b(?:must|should|shall|(?:is|are)\s+to|needs?\s+to|ha(?:s|ve)\s+to)\s+(?:always\s+|only\s+|now\s+)?be\s+"
+    r"(?:told|informed|advised|reminded|shown|given|recommended|offered|pointed|directed|sent|warned|assured)\b"
+)
 _SUPERSEDES = re.compile(rf"\b{_SUPERSEDE}\s+(?:the|this|that|these|everything|all|any|anything)\b")
 
 
 def _orders(text: str, start: int, end: int) -> bool:
     """Whether a sentence of ``text[start:end]`` (a block under a title that addresses a
-    model) gives an order: it opens with one, says something must be done, claims the
-    documentation is wrong or superseded, or carries a weak signal of its own."""
+    model) gives an order: it opens with one, lays a must on "you", orders in the passive
+    ("users are to be told"), claims the documentation is wrong or superseded, or carries
+    a weak signal of its own."""
     body = text[start:end]
     bounds = [0, *(m.end() for m in _SENTENCE_END.finditer(body)), len(body)]
     for s, e in pairwise(bounds):
@@ -1173,6 +1179,7 @@ def _orders(text: str, start: int, end: int) -> bool:
             _ORDER_START.match(low)
             or _STEER.search(low)
             or _YOU_OBLIGED.search(low)
+            or _PASSIVE_ORDER.search(low)
             or _SUPERSEDES.search(low)
             or _weak(plain)
         ):
