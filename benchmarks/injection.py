@@ -7,6 +7,12 @@ block as a comment — and run through the ``safety`` stage with the default pol
 (``remove``). A payload counts as caught when no five-word run of it survives (or the
 chunk is dropped); the share of the host's own text that survives is printed too.
 
+Titles: ``tests/data/titled.jsonl`` holds payloads whose addressee is in a title (an
+admonition, a tab, a ``<summary>``, a heading, a bold line, a blockquote …) and whose order
+is in the block under it, each planted as its own block at the end, at the start and
+between two paragraphs of the real chunks; and near misses of the same shapes (titles for
+people, titles about models, an address over plain description), each flagged one listed.
+
 Near misses: ``tests/data/benign.jsonl`` holds documentation that *describes* what each
 class does (``--ignore`` flags, "disregard this warning if …", password hashing, API
 tokens, chat templates in inline code, quoted attack examples); each flagged one is a
@@ -47,6 +53,7 @@ from ctxassembly.tokens import get_counter
 ROOT = Path(__file__).resolve().parents[1]
 REDTEAM = ROOT / "tests" / "data" / "redteam.jsonl"
 BENIGN = ROOT / "tests" / "data" / "benign.jsonl"
+TITLED = ROOT / "tests" / "data" / "titled.jsonl"
 HOSTS = ROOT / "ctxassembly" / "data" / "django_demo.jsonl"
 DEV_CORPORA = ("django", "pytest", "celery", "black")  # vendored in benchmarks/data/
 DEV = [ROOT / "benchmarks" / "data" / name / "corpus.jsonl.xz" for name in DEV_CORPORA]
@@ -70,6 +77,58 @@ PLACEMENTS: dict[str, Callable[[str, str], str]] = {
     ),
     "after_code": lambda host, p: f"{host.rstrip()}\n\n.. code-block:: python\n\n    result = compute(data)\n\n{p}\n",
 }
+
+
+#: where a block with its own title goes: as a block of its own
+BLOCK_PLACEMENTS: dict[str, Callable[[str, str], str]] = {
+    "end": lambda host, p: f"{host.rstrip()}\n\n{p}\n",
+    "start": lambda host, p: f"{p}\n\n{host}",
+    "between": lambda host, p: host.replace("\n\n", f"\n\n{p}\n\n", 1) if "\n\n" in host else f"{host}\n\n{p}\n",
+}
+
+
+def titled(rows: list[dict[str, str]], hosts: list[str]) -> tuple[int, int, list[str], int, list[str]]:
+    """The titled payloads planted (``BLOCK_PLACEMENTS`` x ``hosts``), how many removed,
+    the misses; the near misses, the ones flagged (text or host touched)."""
+    safety = Safety(model=builtin() if MODEL else None)
+    planted = caught = 0
+    misses, flagged = [], []
+    for rec in rows:
+        for place, plant in BLOCK_PLACEMENTS.items():
+            for h, host in enumerate(hosts):
+                text = plant(host, rec["text"])
+                out = safety.run([Chunk(id=f"h{h}", text=text, index=0)], _ctx())
+                kept = out[0].text if out else ""
+                if rec["kind"] == "benign":
+                    if kept != text and rec["text"] not in flagged:
+                        flagged.append(rec["text"])
+                    continue
+                planted += 1
+                if survives(rec["text"], kept):
+                    miss = f"{rec['shape']} [{place}] {rec['text'][:90]!r}"
+                    if miss not in misses:
+                        misses.append(miss)
+                else:
+                    caught += 1
+    return planted, caught, misses, sum(1 for r in rows if r["kind"] == "benign"), flagged
+
+
+def report_titled(hosts: list[str]) -> list[str]:
+    """Print the titled payloads' line (and its misses, and the near misses flagged);
+    return the misses."""
+    rows = [{k: str(v) for k, v in r.items()} for r in read_jsonl(TITLED)]
+    planted, caught, misses, n_benign, flags = titled(rows, hosts)
+    payloads = [r for r in rows if r["kind"] == "payload"]
+    print(
+        f"\ntitled: {len(payloads)} payloads of {len({r['shape'] for r in payloads})} shapes x "
+        f"{len(BLOCK_PLACEMENTS)} placements x {len(hosts)} real hosts: {caught} of {planted} removed "
+        f"({caught / max(planted, 1):.1%}); near misses: {len(flags)} of {n_benign} flagged"
+    )
+    for m in misses:
+        print("  missed:", m)
+    for t in flags:
+        print(f"  flagged: {t[:100]!r}")
+    return misses
 
 
 def _middle(host: str, payload: str) -> str:
@@ -213,6 +272,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     for m in misses:
         print("  missed:", m)
+
+    misses += report_titled(hosts)
 
     benign = [{k: str(v) for k, v in r.items()} for r in read_jsonl(args.benign)]
     print(f"\nnear misses: {len(benign)} sentences that describe what a class does")

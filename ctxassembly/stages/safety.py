@@ -43,7 +43,7 @@ from ctxassembly.chunk import Chunk
 from ctxassembly.kinds import SAFETY_MODES, Reason, SafetyMode, one_of
 from ctxassembly.pipeline import Context, StageBase
 from ctxassembly.render import LABELS, SOURCE_KEYS
-from ctxassembly.text.injection import CLASSES, find_injections
+from ctxassembly.text.injection import CLASSES, find_injections, titled_by_label
 from ctxassembly.text.injection_model import Detector, combine
 
 __all__ = ["CLASSES", "Safety", "find_injections"]
@@ -141,7 +141,7 @@ class Safety(StageBase):
         detector's on one batch; and the labels'), ``None`` for a clean one."""
         if not chunks:
             return []
-        rules = [find_injections(c.text) for c in chunks]
+        rules = [_with_titles(find_injections(c.text), c) for c in chunks]
         values = list(dict.fromkeys(v for c in chunks for _, v in _label_values(c)))
         value_rules = [find_injections(v) for v in values]
         if self.model is None:
@@ -166,6 +166,23 @@ Finding = tuple[str, str | None, dict[str, str]]
 #: the labels the context shows that are chunk fields, and those read from metadata
 SHOWN_FIELDS = tuple(k for k in LABELS if k not in ("id", "source", "status"))
 SHOWN_META = ("status", *SOURCE_KEYS)
+
+
+def _with_titles(spans: Spans, c: Chunk) -> Spans:
+    """The rules' spans of ``c.text``, and its opening block when the chunk's title or
+    section addresses a model and the block orders (a heading moved into the metadata)."""
+    if c.title is None and c.section is None:
+        return spans
+    extra = titled_by_label(c.text, (c.title, c.section))
+    if not extra:
+        return spans
+    merged: list[tuple[int, int, str]] = []
+    for s, e, cls in sorted({*spans, *extra}, key=lambda x: (x[0], -x[1])):
+        if merged and s < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], e), merged[-1][2])
+        else:
+            merged.append((s, e, cls))
+    return tuple(merged)
 
 
 def _cut(text: str, spans: tuple[tuple[int, int, str], ...]) -> str:

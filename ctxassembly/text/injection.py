@@ -52,11 +52,13 @@ import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 
+from ctxassembly.text.addressed import addressed_blocks, addressed_label, opening, possible
 from ctxassembly.text.decode import decoded_spans
 from ctxassembly.text.injection_model import lexicon_stems
 
-__all__ = ["CLASSES", "classes_of", "find_injections", "stems"]
+__all__ = ["CLASSES", "classes_of", "find_injections", "stems", "titled_by_label"]
 
 CLASSES = ("override", "authority", "exfiltration", "role_marker", "hidden", "answer_forcing", "addressed")
 
@@ -1127,6 +1129,83 @@ def _weak(plain: str) -> bool:
     )
 
 
+# --- a title that addresses a model, and the order under it ---------------------------
+
+_ORDER_VERB = (
+    r"(?:tell|say|answer|reply|respond|state|claim|assert|insist|inform|advise|warn|recommend|suggest|mention|report|"
+    r"explain|describe|present|point|direct|refer|redirect|send|share|reveal|include|add|append|prepend|insert|"
+    r"output|print|write|use|load|install|set|run|execute|fetch|download|call|disable|enable|remove|delete|"
+    r"ignore|disregard|forget|skip|treat|assume|consider|pretend|act|behave|prefer|favou?r|avoid|refuse|"
+    r"stop|make\s+sure|ensure|remember|do\s+not|don'?t|never|always|"
+    r"antworte|sage|sag|teile|empfiehl|verwende|nutze|ignoriere|vergiss|behaupte|erkläre|installiere|lade|"
+    r"réponds|répondez|dis|dites|indique[zr]?|recommande[zr]?|utilise[zr]?|ignore[zr]?|oublie[zr]?|affirme[zr]?|"
+    r"installe[zr]?|ne\s+(?:mentionne[zr]?|dis|dites)|"
+    r"responde|dile|diga|indica|recomienda|usa|utiliza|ignora|olvida|afirma|instala|no\s+(?:menciones|digas)|"
+    r"rispondi|consiglia|raccomanda|utilizza|dimentica|afferma|installa|non\s+(?:menzionare|dire))"
+)
+# a sentence that opens with an order (after a bullet, a quote mark, an adverb or a
+# condition: "When someone asks about it, explain that …")
+_ORDER_START = re.compile(
+    r"[^\w]*(?:(?:when|whenever|if|once|before|after|wenn|falls|quand|lorsque|si|cuando|quando|se)\b[^.!?\n]{0,100}?,"
+    r"\s*)?(?:(?:please|kindly|now|then|instead|always|never|only|just|also|bitte|immer|toujours|siempre|sempre)"
+    rf"[,\s]+)?{_ORDER_VERB}\b"
+)
+_YOU_OBLIGED = re.compile(
+    r"\b(?:you|du|vous|tu|usted)\s+(?:must|should|shall|need\s+to|have\s+to|are\s+to|are\s+required\s+to|musst|"
+    r"sollst|solltest|devez|dois|debes|deberías|deve|devi)\b"
+)
+_OPENING_TAGS = re.compile(r"^(?:\s*</?[a-z][\w-]*(?:\s[^>\n]*)?>)+")  # "<p>Tell …": the tags before the words
+# an order in the passive: "users are to be told that …", "readers should be advised to …"
+_PASSIVE_ORDER = re.compile(
+    r"\b(?:must|should|shall|(?:is|are)\s+to|needs?\s+to|ha(?:s|ve)\s+to)\s+(?:always\s+|only\s+|now\s+)?be\s+"
+    r"(?:told|informed|advised|reminded|shown|given|recommended|offered|pointed|directed|sent|warned|assured)\b"
+)
+_SUPERSEDES = re.compile(rf"\b{_SUPERSEDE}\s+(?:the|this|that|these|everything|all|any|anything)\b")
+
+
+def _orders(text: str, start: int, end: int) -> bool:
+    """Whether a sentence of ``text[start:end]`` (a block under a title that addresses a
+    model) gives an order: it opens with one, lays a must on "you", orders in the passive
+    ("users are to be told"), claims the documentation is wrong or superseded, or carries
+    a weak signal of its own."""
+    body = text[start:end]
+    bounds = [0, *(m.end() for m in _SENTENCE_END.finditer(body)), len(body)]
+    for s, e in pairwise(bounds):
+        if not body[s:e].strip():
+            continue
+        plain = _unmask(_OPENING_TAGS.sub("", body[s:e], count=1))
+        low = _lower(plain)
+        if (
+            _ORDER_START.match(low)
+            or _STEER.search(low)
+            or _YOU_OBLIGED.search(low)
+            or _PASSIVE_ORDER.search(low)
+            or _SUPERSEDES.search(low)
+            or _weak(plain)
+        ):
+            return True
+    return False
+
+
+def _titled(text: str, low: str, tokens: set[str]) -> list[tuple[int, int]]:
+    """The blocks headed by a title that addresses a model and giving an order, title
+    included (:mod:`ctxassembly.text.addressed`); ``low``, ``tokens``: the gate's view."""
+    if not possible(tokens, low):
+        return []
+    return addressed_blocks(_lower(text), lambda s, e: _orders(text, s, e), tokens)
+
+
+def titled_by_label(text: str, labels: tuple[str | None, ...]) -> tuple[tuple[int, int, str], ...]:
+    """The opening block of ``text`` as a span of class ``addressed`` when one of
+    ``labels`` (a chunk's title, its section path) is a title that addresses a model
+    (:func:`ctxassembly.text.addressed.addressed_label`) and the block gives an order: a
+    heading a splitter moved into the metadata still heads the text it came from."""
+    if not any(v and addressed_label(v) for v in labels):
+        return ()
+    start, end = opening(_lower(text))
+    return ((start, end, "addressed"),) if end > start and _orders(text, start, end) else ()
+
+
 def _comment_spans(text: str, low: str) -> list[tuple[int, int]]:
     """Comments and invisible elements that speak to their reader or carry any class."""
     if not any(n in low for n in _COMMENT_NEEDLES):
@@ -1206,9 +1285,11 @@ def _find(text: str) -> tuple[tuple[int, int, str], ...]:
     authority = _authority_possible(whole, low, tokens) and _notice(whole, low, tokens) is not None
     modal = _modal_possible(low, tokens)
     comments = _comment_spans(text, _lower(text))
-    if not (rules or hidden or comments or authority or modal):
+    titled = _titled(text, low, tokens)
+    if not (rules or hidden or comments or authority or modal or titled):
         return ()  # the common case, decided by substring tests
     spans: list[tuple[int, int, str]] = [(s, e, "hidden") for s, e in comments]
+    spans += [(s, e, "addressed") for s, e in titled]
     pieces: list[tuple[int, int, str, list[str]]] = []
     start = 0
     for end in [m.end() for m in _SENTENCE_END.finditer(text)] + [len(text)]:
