@@ -17,7 +17,9 @@ Two blocks are rivals when
   under differs in more than its digits: two versions of one entry are the version
   stage's business), and
 - a prose sentence of one and a sentence of the other are the same words but for one or
-  two (the template with another name or value in its slot).
+  two (the template with another name or value in its slot), and the words they share
+  include a word of the question (a lead-in such as "Below, an example for ``X``:" is
+  the same in every entry and says nothing of what is asked).
 
 The winner is the entry whose slot word the question names (``ProtectedError``); when
 the question names neither, the block that matches the question clearly better (the
@@ -99,15 +101,16 @@ def _sentences(text: str) -> list[list[str]]:
     return out
 
 
-def _slots(a: list[list[str]], b: list[list[str]]) -> tuple[set[str], set[str]] | None:
+def _slots(a: list[list[str]], b: list[list[str]], terms: set[str]) -> tuple[set[str], set[str]] | None:
     """The words that differ between the first template pair of sentences of ``a`` and
-    ``b`` (same length, one or two words apart), or ``None``."""
+    ``b`` (same length, one or two words apart, and the words they share include one of
+    the question's ``terms``: the template says what the question asks), or ``None``."""
     for x in a:
         for y in b:
             if len(x) != len(y):
                 continue
             diff = [(p, q) for p, q in zip(x, y, strict=True) if p != q]
-            if 1 <= len(diff) <= 2:
+            if 1 <= len(diff) <= 2 and terms.intersection(p for p, q in zip(x, y, strict=True) if p == q):
                 return {p for p, _ in diff}, {q for _, q in diff}
     return None
 
@@ -148,7 +151,7 @@ def losers(
                 break
             if names[b] is None or names[a] == names[b] or not lengths[a] & lengths[b]:
                 continue
-            slots = _slots(sents[a], sents[b])
+            slots = _slots(sents[a], sents[b], terms)
             if slots is None:
                 continue
             named_a, named_b = bool(slots[0] & terms), bool(slots[1] & terms)

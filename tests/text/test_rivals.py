@@ -105,6 +105,20 @@ def test_a_near_tie_decides_nothing():
     assert _losers([ERRORS], "What is raised to refuse the removal of a record?") == []
 
 
+def test_a_lead_in_every_entry_shares_is_no_template():
+    # the sentences that match are the examples' lead-ins, which share no question word:
+    # two ways to configure the tool, not two values of one setting (before, the slot of
+    # the second lead-in held "sorter", a question word, and the profile section lost)
+    guide = (
+        "#### Profile\n\nSince version 5.0.0, the sorter supports profiles so that it agrees with common"
+        " code styles. You can set the profile in any config file. Below, an example for `project.toml`:\n\n"
+        '```toml\nprofile = "ours"\n```\n\n'
+        "#### Custom settings\n\nWith a sorter older than 5.0.0, tweak the sorter settings by hand so that"
+        " they agree with ours. Below, an example for `.sorter.cfg`:\n\n```\nmulti_line_output = 3\n```\n"
+    )
+    assert _losers([guide], "How do I configure the sorter so that it agrees with our code style?") == []
+
+
 def test_code_is_no_template():
     code = "".join(
         f".. option:: {name}\n\n    >>> grid.page_size = {n} and the rows on each report page\n\n"
