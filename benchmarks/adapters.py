@@ -8,30 +8,13 @@ Each returned item is ``{id, text: the chunk's rendered XML block, version}``.
         --budget 1000 --budget 500 --pipeline benchmarks/adapters.py:model_free \
         --pipeline benchmarks/adapters.py:with_models
 
-Measured (fair call, full metadata, 40 questions per corpus; answer_hit / wrong_exposure at
-500 and 1,000 tokens; ``../shared/bench/matrix.py`` gives every metadata mode):
-
-=====================================================  ====================  ====================
-pipeline                                               Django @500 / @1000   pytest @500 / @1000
-=====================================================  ====================  ====================
-model_free (default)                                   90/0%, 98/0%          80/0%, 90/0%
-with_models: MiniLM rerank (fuse 6) + semantic dedup   90/0%, 98/0%          80/0%, 92/0%
--- measured while choosing (benchmarks/README.md, "Two dev corpora side by side") --
-MiniLM + sentence extraction (the old default)         90/4%, 98/8% (before) 55/0%, 70/0% (before),
-                                                                             answer cut 15% / 8%
-rerank fuse 3 / 12 (no extraction)                     88/95, 88/95          75/88, 80/88
-=====================================================  ====================  ====================
-
 ``never_cut`` is the control for the excerpt stage (``max_share=None``: a chunk fits whole
-or is left out). Full metadata, answer kept at 500 / 1,000 tokens, model_free vs never_cut:
-Django 90/98 vs 68/92, pytest 80/90 vs 62/88, celery 72/82 vs 70/88 (model_free cuts the
-answer out of a kept gold chunk in 8%), black (Markdown) 75/82 vs 65/78.
+or is left out). Every corpus, metadata mode and budget for the three pipelines:
+``../shared/bench/matrix.py`` (the command and the latest table: benchmarks/README.md).
 
-Answer cut (a kept gold chunk without its answer), duplicates, off-version chunks, planted
-injections and over-budget contexts are 0% in both rows with full metadata.
 The MiniLM bi-encoder is the very model whose cosine the retriever already used, so as a
-reranker it adds little; fused at weight 6 with the relevance order it only breaks
-near-ties, which gained one question on each corpus at 1,000 tokens. Sentence extraction
+reranker it adds little; fused at weight 6 with the relevance order (chosen leave one
+corpus out over five, benchmarks/README.md) it only breaks near-ties. Sentence extraction
 (``extract=True``) is opt-in: with MiniLM it cut answers out of kept chunks on pytest.
 """
 
