@@ -372,9 +372,16 @@ class VersionFilter(StageBase):
         )
 
     def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
-        names = _names_before_versions(ctx.question, ctx.target_version)
-        resolved, learnt = resolve_all(chunks, self.version_keys, self.location_keys, self.text_cues, names)
+        resolved, learnt = resolve_all(
+            chunks,
+            self.version_keys,
+            self.location_keys,
+            self.text_cues,
+            _names_before_versions(ctx.question, ctx.target_version),
+        )
         target, latest, named = self._target(chunks, resolved, ctx, learnt)
+        if ctx.ledger.call.target_unseen is not None:
+            return chunks  # the depth reads on and this pass is undone: no fate to decide in it
         absent_from = self._site_latest(resolved, latest)
         self._note_resolved(chunks, resolved, ctx)
         fates: Fates = []  # (chunk, status, detail)
