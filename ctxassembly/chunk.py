@@ -231,7 +231,8 @@ class Chunk:
 
 
 _new = object.__new__
-# the slots' own setters (a frozen dataclass refuses ``setattr``), in field order
+# the slots' own setters (a frozen dataclass refuses ``setattr``; a test checks every field is set)
+_SLOT_ORDER = ("id", "text", "score", "doc_id", "title", "section", "version", "date", "start", "end", "meta", "index")
 (
     _set_id,
     _set_text,
@@ -245,7 +246,7 @@ _new = object.__new__
     _set_end,
     _set_meta,
     _set_index,
-) = (Chunk.__dict__[f.name].__set__ for f in fields(Chunk))
+) = (Chunk.__dict__[name].__set__ for name in _SLOT_ORDER)
 
 
 def _built(  # noqa: PLR0917 - the fields in order, as the constructor takes them
