@@ -98,7 +98,7 @@ class Report:
 
         :raises ConfigError: a reason that is not a :class:`Reason`, listing the valid ones.
         """
-        self._set(Decision(_index(chunk), chunk.id, stage, _reason(reason), detail))  # **detail is a fresh dict
+        self._set(_decision(_index(chunk), chunk.id, stage, _reason(reason), detail))  # **detail is a fresh dict
 
     def drop_all(self, chunks: Iterable[Chunk], stage: str, reason: Reason, details: Iterable[dict[str, Any]]) -> None:
         """:meth:`drop` for each of ``chunks`` with its detail (one of ``details``, fresh

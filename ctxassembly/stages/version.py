@@ -464,7 +464,7 @@ class VersionFilter(StageBase):
             if status == "superseded" and fam in current:
                 detail["superseded_by"] = current[fam]
             if drop:
-                ctx.report.drop(c, self.name, Reason(status), **detail)
+                ctx.report.drop(c, self.name, _REASON[status], **detail)
             else:
                 labels = tuple((k, v) for k, v in detail.items() if k not in ("target", "version", "from"))
                 ledger.update(c.index, version=_verdict(_STATUS[status], r, labels))
@@ -580,8 +580,10 @@ def _labelled(c: Chunk, r: Resolved) -> Chunk:
     return c
 
 
-#: a status by its value (``Status(value)`` goes through the enum's lookup, on every kept chunk)
+#: a status, and a reason, by its value (``Status(value)`` goes through the enum's lookup,
+#: for every chunk)
 _STATUS: dict[str, Status] = {s.value: s for s in Status}
+_REASON: dict[str, Reason] = {r.value: r for r in Reason}
 
 
 def _verdict(status: Status, r: Resolved, labels: tuple[tuple[str, object], ...] = ()) -> Verdict:

@@ -162,6 +162,8 @@ def sections(chunks: Sequence[Chunk], documents: Sequence[str | None]) -> list[S
         versions = {v for _, v, _ in in_text} | ({from_section[0]} if from_section else set())
         if versions:
             per_document.setdefault(doc, set()).update(versions)
+    if not per_document:  # no version heading anywhere (most calls): no chunk is a changelog's section
+        return [None] * len(found)
     out: list[Sections | None] = []
     heads: list[list[tuple[int, str]]] = []  # per chunk: (offset in its file, release) of its headings
     for c, (from_section, in_text), doc in zip(chunks, found, documents, strict=True):
