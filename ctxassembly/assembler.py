@@ -85,9 +85,10 @@ def to_chunks(items: Iterable[Chunk | Mapping[str, Any]], report: Report | None 
         if report is not None and _is_blank(c.text):
             report.drop_index(i, c.id, "input", Reason.EMPTY, chars=len(c.text))
             continue
-        if report is not None and isinstance(item, Mapping):
+        if report is not None and (type(item) is dict or isinstance(item, Mapping)):
+            get = item.get
             for name in LABEL_FIELDS:
-                raw = item.get(name)
+                raw = get(name)
                 if raw is not None and type(raw) is not str:
                     report.note("input", "coerced", id=c.id, index=i, field=name, got=type(raw).__name__)
         out.append(c)
@@ -214,6 +215,9 @@ class Assembler:
 def _is_blank(text: str) -> bool:
     """``text`` shows nothing: empty, or only whitespace and invisible format characters
     (zero-width spaces and joiners, a byte-order mark: Unicode category ``Cf``)."""
+    first = text[:1]
+    if first and not first.isspace() and unicodedata.category(first) != "Cf":
+        return False  # the common case, without copying the text to strip it
     stripped = text.strip()
     if not stripped:
         return True

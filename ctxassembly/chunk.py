@@ -161,21 +161,22 @@ class Chunk:
         if start is not None and end is not None and end < start:
             raise ChunkError(f"end {shown(end)} is before start {shown(start)}", field="end", chunk=repr(chunk_id))
         given_meta = get("meta")
-        extra = data.keys() - _FIELD_NAMES
-        if not extra and not given_meta:
+        meta = {k: v for k, v in data.items() if k not in _FIELD_NAMES}  # the other keys, in the caller's order
+        if given_meta:
+            if not isinstance(given_meta, Mapping):
+                raise ChunkError(
+                    f"expected a mapping, got {type(given_meta).__name__}", field="meta", chunk=repr(chunk_id)
+                )
+            meta.update(given_meta)
+        if not meta:
             frozen = _NO_META  # the common record: nothing but known fields
         else:
-            meta = {k: data[k] for k in data if k in extra}  # in the caller's key order
-            if given_meta:
-                if not isinstance(given_meta, Mapping):
-                    raise ChunkError(
-                        f"expected a mapping, got {type(given_meta).__name__}", field="meta", chunk=repr(chunk_id)
-                    )
-                meta.update(given_meta)
             for key in meta:
                 if type(key) is not str:
                     _check_meta(meta, chunk_id)
             frozen = FrozenMeta._wrap(meta)
+        if cls is Chunk:  # every value checked and the metadata frozen: set the slots directly
+            return _built(chunk_id, text, score, doc_id, title, section, version, date, start, end, frozen, index)
         return cls(chunk_id, text, score, doc_id, title, section, version, date, start, end, frozen, index)
 
     def to_dict(self) -> dict[str, Any]:
@@ -197,6 +198,22 @@ class Chunk:
         if not changes.keys() <= _FIELD_NAMES:
             raise TypeError(f"Chunk has no field(s) {sorted(changes.keys() - _FIELD_NAMES)}")
         get = changes.get
+        meta = get("meta", self.meta)
+        if type(self) is Chunk and type(meta) is FrozenMeta:
+            return _built(
+                get("id", self.id),
+                get("text", self.text),
+                get("score", self.score),
+                get("doc_id", self.doc_id),
+                get("title", self.title),
+                get("section", self.section),
+                get("version", self.version),
+                get("date", self.date),
+                get("start", self.start),
+                get("end", self.end),
+                meta,
+                get("index", self.index),
+            )
         return type(self)(
             id=get("id", self.id),
             text=get("text", self.text),
@@ -211,6 +228,59 @@ class Chunk:
             meta=get("meta", self.meta),
             index=get("index", self.index),
         )
+
+
+_new = object.__new__
+# the slots' own setters (a frozen dataclass refuses ``setattr``; a test checks every field is set)
+_SLOT_ORDER = ("id", "text", "score", "doc_id", "title", "section", "version", "date", "start", "end", "meta", "index")
+(
+    _set_id,
+    _set_text,
+    _set_score,
+    _set_doc_id,
+    _set_title,
+    _set_section,
+    _set_version,
+    _set_date,
+    _set_start,
+    _set_end,
+    _set_meta,
+    _set_index,
+) = (Chunk.__dict__[name].__set__ for name in _SLOT_ORDER)
+
+
+def _built(  # noqa: PLR0917 - the fields in order, as the constructor takes them
+    id: str,  # noqa: A002  # the field's name
+    text: str,
+    score: float | None,
+    doc_id: str | None,
+    title: str | None,
+    section: str | None,
+    version: str | None,
+    date: str | None,
+    start: int | None,
+    end: int | None,
+    meta: FrozenMeta,
+    index: int | None,
+) -> Chunk:
+    """``Chunk(...)`` of values already checked, ``meta`` a :class:`FrozenMeta`, at half
+    the cost: the frozen dataclass's ``__init__`` sets each field through
+    ``object.__setattr__`` and then runs ``__post_init__``, here each slot is set directly
+    (a call builds a chunk for every candidate and copies every one it relabels)."""
+    c: Chunk = _new(Chunk)
+    _set_id(c, id)
+    _set_text(c, text)
+    _set_score(c, score)
+    _set_doc_id(c, doc_id)
+    _set_title(c, title)
+    _set_section(c, section)
+    _set_version(c, version)
+    _set_date(c, date)
+    _set_start(c, start)
+    _set_end(c, end)
+    _set_meta(c, meta)
+    _set_index(c, index)
+    return c
 
 
 _NO_META = FrozenMeta()  # immutable, so one empty instance serves every chunk without metadata

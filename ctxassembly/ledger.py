@@ -137,7 +137,59 @@ def _replaced(facts: Facts, changes: Mapping[str, Any]) -> Facts:
     """
     if not changes.keys() <= FACTS:
         raise TypeError(f"Facts has no field(s) {sorted(changes.keys() - FACTS)}")
-    return Facts(*[changes[n] if n in changes else getattr(facts, n) for n in _FACT_NAMES])
+    # each slot set directly: the frozen dataclass's __init__ goes through object.__setattr__
+    get = changes.get
+    out: Facts = _new(Facts)
+    _set_rank(out, get("rank", facts.rank))
+    _set_retriever_score(out, get("retriever_score", facts.retriever_score))
+    _set_rerank(out, get("rerank", facts.rerank))
+    _set_version(out, get("version", facts.version))
+    _set_status_note(out, get("status_note", facts.status_note))
+    _set_flags(out, get("flags", facts.flags))
+    _set_duplicates(out, get("duplicates", facts.duplicates))
+    _set_conflicts_with(out, get("conflicts_with", facts.conflicts_with))
+    _set_merged_from(out, get("merged_from", facts.merged_from))
+    _set_cut(out, get("cut", facts.cut))
+    _set_blocks(out, get("blocks", facts.blocks))
+    _set_llm_extract(out, get("llm_extract", facts.llm_extract))
+    _set_summary(out, get("summary", facts.summary))
+    return out
+
+
+_new = object.__new__
+# the slots' own setters (a test checks that _replaced copies every field)
+(
+    _set_rank,
+    _set_retriever_score,
+    _set_rerank,
+    _set_version,
+    _set_status_note,
+    _set_flags,
+    _set_duplicates,
+    _set_conflicts_with,
+    _set_merged_from,
+    _set_cut,
+    _set_blocks,
+    _set_llm_extract,
+    _set_summary,
+) = (
+    Facts.__dict__[name].__set__
+    for name in (
+        "rank",
+        "retriever_score",
+        "rerank",
+        "version",
+        "status_note",
+        "flags",
+        "duplicates",
+        "conflicts_with",
+        "merged_from",
+        "cut",
+        "blocks",
+        "llm_extract",
+        "summary",
+    )
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,6 +290,8 @@ class Ledger:
         if self.writer is None:
             return
         stage, writes = self.writer
+        if changes.keys() <= writes:
+            return
         undeclared = sorted(changes.keys() - writes)
         if undeclared:
             raise RuntimeError(f"stage {stage!r} writes {undeclared} but declares writes={sorted(writes)}")

@@ -184,6 +184,7 @@ def run(
     chunks: list[Chunk],
     ctx: Context,
     hopeless: Callable[[list[Chunk], Sequence[Stage]], bool] | None = None,
+    doomed: Callable[[Context], bool] | None = None,
 ) -> list[Chunk]:
     """Run ``stages`` in order; from each :class:`Widening` stage on, again while it says
     the pass starved (the report and the ledger of the starved pass are rolled back, and
@@ -194,10 +195,13 @@ def run(
     its passes, before the next widening stage (the depth: after the version and relevance
     stages, before the horizon), whether the pass must starve whatever ``rest`` (the
     stages still to run in it) does; if so, the costly stages are not run for a pass that
-    would be rolled back, and it widens at once.
+    would be rolled back, and it widens at once. One with a ``doomed(ctx)`` method (a cheap
+    test of the call's facts) is asked after each stage of its pass up to the next widening
+    stage: once a stage has made the pass one to roll back (the version stage found no
+    chunk of the target within the depth), the stages after it are not run at all.
     """
     at = next((i for i, s in enumerate(stages) if _widens(s)), len(stages))
-    head = _run(stages[:at], chunks, ctx)
+    head = _run(stages[:at], chunks, ctx, doomed)
     if at == len(stages):
         return head
     if hopeless is not None and hopeless(head, stages[at:]):
@@ -206,6 +210,7 @@ def run(
     rest = stages[at + 1 :]
     judge = getattr(widening, "hopeless", None)
     check = None if judge is None else lambda chunks, left: bool(judge(chunks, ctx, left))
+    doom = getattr(widening, "doomed", None)
     ledger = ctx.ledger
     settle = getattr(widening, "unsettled", None)
     if settle is not None:
@@ -214,7 +219,7 @@ def run(
     while True:
         again: dict[str, object] | None
         try:
-            out = run(rest, _run([widening], head, ctx), ctx, check)
+            out = run(rest, _run([widening], head, ctx), ctx, check, doom)
         except _Hopeless:
             again = {"widened": ledger.call.widened + 1}
         else:
@@ -242,7 +247,11 @@ def _widens(stage: Stage) -> bool:
     return callable(getattr(stage, "starved", None)) or callable(getattr(stage, "unsettled", None))
 
 
-def _run(stages: Sequence[Stage], chunks: list[Chunk], ctx: Context) -> list[Chunk]:
+def _run(
+    stages: Sequence[Stage], chunks: list[Chunk], ctx: Context, doomed: Callable[[Context], bool] | None = None
+) -> list[Chunk]:
+    """Run ``stages`` in order, timing each; ``doomed`` (a widening stage's, see :func:`run`)
+    is asked after each stage and stops the pass (:class:`_Hopeless`) once it says so."""
     report, ledger = ctx.report, ctx.ledger
     for stage in stages:
         t0 = time.perf_counter()
@@ -255,6 +264,8 @@ def _run(stages: Sequence[Stage], chunks: list[Chunk], ctx: Context) -> list[Chu
         # a stage run again after the horizon widens adds its time; counts are the last pass's
         report.timings_ms[stage.name] = report.timings_ms.get(stage.name, 0.0) + (time.perf_counter() - t0) * 1000
         report.stage_counts[stage.name] = {"in": n_in, "out": len(chunks)}
+        if doomed is not None and doomed(ctx):
+            raise _Hopeless
     return chunks
 
 

@@ -138,3 +138,28 @@ def test_frozen_meta_lookups_are_the_mappings():
     assert meta.get("x", 5) == 5
     with pytest.raises(TypeError):
         _ = [] in meta  # an unhashable key fails as it does on a dict
+
+
+def test_the_fast_builds_set_every_field_as_the_constructor_does():
+    # from_dict and evolve set a Chunk's slots directly, the ledger a Facts' and the report
+    # a bulk Decision's: each must equal what the dataclass's own constructor builds
+    from dataclasses import fields
+
+    from ctxassembly.kinds import Reason
+    from ctxassembly.ledger import _EMPTY, Facts, _replaced
+    from ctxassembly.report import Decision, _decision
+
+    meta = FrozenMeta({"k": 1})
+    values = {f.name: f"v_{f.name}" for f in fields(Chunk)} | {"score": 0.5, "start": 1, "end": 2, "index": 3}
+    whole = Chunk(**{**values, "meta": meta})
+    data = {**{k: v for k, v in values.items() if k not in ("index", "meta")}, "k": 1}
+    assert Chunk.from_dict(data, index=3) == whole
+    other = Chunk("x", "y", meta=FrozenMeta({"j": 2}), index=9)
+    assert other.evolve(**{**values, "meta": meta}) == whole
+    assert type(whole.evolve()) is Chunk
+    facts = {f.name: object() for f in fields(Facts)}
+    assert _replaced(_EMPTY, facts) == Facts(**facts)
+    assert _replaced(Facts(**facts), {}) == Facts(**facts)
+    assert _decision(4, "a", "depth", Reason.BEYOND_HORIZON, {"rank": 1}) == Decision(
+        4, "a", "depth", Reason.BEYOND_HORIZON, {"rank": 1}
+    )

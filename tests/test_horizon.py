@@ -345,6 +345,27 @@ def test_a_hopeless_pass_widens_before_the_costly_stages_and_changes_nothing(tar
     assert blind.runs == (off.report.ledger.call.widened + 1 if target == "2.0" else 1)
 
 
+def test_a_doomed_pass_runs_no_stage_after_the_one_that_doomed_it():
+    # no chunk within the first depth carries 3.0: once the version stage has found that,
+    # the pass is undone whatever follows, so the stages after it (up to the horizon) run
+    # only in the last pass, and the result is the default pipeline's
+    cands = _small_head_under_many_others()
+    question = "Which setting controls the new behaviour?"
+    stages = Assembler().stages
+    at = [s.name for s in stages].index("version") + 1
+    after = _Passes()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", AbsentVersionWarning)
+        res = Assembler(stages=[*stages[:at], after, *stages[at:]]).run(
+            question, cands, budget=300, target_version="3.0"
+        )
+        ref = Assembler().run(question, cands, budget=300, target_version="3.0")
+    assert outcome(res) == outcome(ref)
+    assert res.report.notes == ref.report.notes
+    assert res.report.ledger.call.widened == ref.report.ledger.call.widened >= 1
+    assert after.runs == 1
+
+
 def test_select_starves_when_every_chunk_whole_leaves_the_slack():
     sel = Select(reserve=100)
     small = chunks(*[(f"c{i}", "word " * 50) for i in range(3)])  # 50 tokens each

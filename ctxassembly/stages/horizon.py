@@ -158,16 +158,23 @@ class Depth(StageBase):
         whole and still leave more than ``slack`` of the budget (when every stage before it
         in ``rest`` only shrinks, :attr:`~ctxassembly.pipeline.StageBase.shrinks`). The
         pipeline then widens without running the rest of a pass it would roll back."""
-        state = ctx.ledger.call
-        if not state.unread:
+        if not ctx.ledger.call.unread:
             return False
-        if state.target_unseen is not None:
+        if self.doomed(ctx):
             return True
         at = next((i for i in range(len(rest) - 1, -1, -1) if callable(getattr(rest[i], "starves", None))), None)
         if at is None or not all(isinstance(s, StageBase) and s.shrinks for s in rest[:at]):
             return False
         starves = rest[at].starves  # type: ignore[attr-defined]  # found by getattr above
         return bool(starves(chunks, ctx, self.slack, SHRINK_SLACK))
+
+    def doomed(self, ctx: Context) -> bool:
+        """The pass under way is one to roll back, whatever the stages still to run in it do:
+        candidates wait beyond the depth and the version stage found no chunk of the target
+        the caller or the question asked for (:func:`~ctxassembly.pipeline.run` asks after
+        each stage up to the horizon, and runs none after it)."""
+        state = ctx.ledger.call
+        return state.unread and state.target_unseen is not None
 
     def starved(self, ctx: Context) -> bool:
         """True when candidates wait beyond the depth and the last pass either ran out of

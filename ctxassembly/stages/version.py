@@ -81,6 +81,7 @@ from ctxassembly.versioning import (
     LOCATION_KEYS,
     RELEASE_ALIASES,
     VERSION_KEYS,
+    Provenance,
     Resolved,
     canonical,
     resolve_all,
@@ -372,9 +373,16 @@ class VersionFilter(StageBase):
         )
 
     def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
-        names = _names_before_versions(ctx.question, ctx.target_version)
-        resolved, learnt = resolve_all(chunks, self.version_keys, self.location_keys, self.text_cues, names)
+        resolved, learnt = resolve_all(
+            chunks,
+            self.version_keys,
+            self.location_keys,
+            self.text_cues,
+            _names_before_versions(ctx.question, ctx.target_version),
+        )
         target, latest, named = self._target(chunks, resolved, ctx, learnt)
+        if ctx.ledger.call.target_unseen is not None:
+            return chunks  # the depth reads on and this pass is undone: no fate to decide in it
         absent_from = self._site_latest(resolved, latest)
         self._note_resolved(chunks, resolved, ctx)
         fates: Fates = []  # (chunk, status, detail)
@@ -446,7 +454,7 @@ class VersionFilter(StageBase):
         headed = headed or {}
         for i, ((c, status, detail), r) in enumerate(zip(fates, resolved, strict=True)):
             if detail is None:  # current or unversioned
-                verdict = _verdict(Status(status), r)
+                verdict = _verdict(_STATUS[status], r)
                 if i in headed:  # a changelog section: its version is its release heading's
                     verdict = Verdict(verdict.status, "text", key="heading")
                 ledger.update(c.index, version=verdict)
@@ -456,10 +464,10 @@ class VersionFilter(StageBase):
             if status == "superseded" and fam in current:
                 detail["superseded_by"] = current[fam]
             if drop:
-                ctx.report.drop(c, self.name, Reason(status), **detail)
+                ctx.report.drop(c, self.name, _REASON[status], **detail)
             else:
                 labels = tuple((k, v) for k, v in detail.items() if k not in ("target", "version", "from"))
-                ledger.update(c.index, version=_verdict(Status(status), r, labels))
+                ledger.update(c.index, version=_verdict(_STATUS[status], r, labels))
                 out.append(c)
         return out
 
@@ -572,9 +580,22 @@ def _labelled(c: Chunk, r: Resolved) -> Chunk:
     return c
 
 
+#: a status, and a reason, by its value (``Status(value)`` goes through the enum's lookup,
+#: for every chunk)
+_STATUS: dict[str, Status] = {s.value: s for s in Status}
+_REASON: dict[str, Reason] = {r.value: r for r in Reason}
+
+
 def _verdict(status: Status, r: Resolved, labels: tuple[tuple[str, object], ...] = ()) -> Verdict:
     """The verdict with its provenance (``field``/``path``/``title``/``text``) and the key
     or the change notes."""
     if r.source == "text":
         return Verdict(status, "text", floor=r.floor, ceiling=r.ceiling, labels=labels)
+    if not labels:  # most chunks: one of a few verdicts, shared (they are frozen)
+        return _plain_verdict(status, r.source, r.key if r.source is not None else None)
     return Verdict(status, r.source, key=r.key if r.source is not None else None, labels=labels)
+
+
+@lru_cache(maxsize=256)
+def _plain_verdict(status: Status, source: Provenance | None, key: str | None) -> Verdict:
+    return Verdict(status, source, key=key)

@@ -50,6 +50,7 @@ _HEADING = re.compile(
 _RELEASED = re.compile(rf"^\s*:?(?:released|release[- ]date|date)\b:?\s*(?:on\s+)?{_DATE}", re.IGNORECASE)
 _UNDERLINE = re.compile(r"^([=\-~^\"'*+#_:.`])\1{2,}\s*$")
 _MARKDOWN = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$")
+_UNDERLINE_CHARS = frozenset("=-~^\"'*+#_:.`")  # what an underline is made of (_UNDERLINE's class)
 _WORDS_BEFORE_LIMIT = 60  # a heading longer than this is a sentence, not a version heading
 
 
@@ -88,12 +89,13 @@ def release_headings(text: str) -> tuple[tuple[int, str, bool], ...]:
     for i, line in enumerate(lines):
         candidate: str | None = None
         below = i + 1
-        md = _MARKDOWN.match(line)
+        md = _MARKDOWN.match(line) if line.startswith("#") else None
         if md is not None:
             candidate = md.group(1)
         elif (
-            line.strip()
-            and i + 1 < len(lines)
+            i + 1 < len(lines)
+            and lines[i + 1][:1] in _UNDERLINE_CHARS  # what the underline opens with, tested first
+            and line.strip()
             and _UNDERLINE.match(lines[i + 1])
             and len(lines[i + 1].rstrip()) >= len(line.strip())
         ):
@@ -160,6 +162,8 @@ def sections(chunks: Sequence[Chunk], documents: Sequence[str | None]) -> list[S
         versions = {v for _, v, _ in in_text} | ({from_section[0]} if from_section else set())
         if versions:
             per_document.setdefault(doc, set()).update(versions)
+    if not per_document:  # no version heading anywhere (most calls): no chunk is a changelog's section
+        return [None] * len(found)
     out: list[Sections | None] = []
     heads: list[list[tuple[int, str]]] = []  # per chunk: (offset in its file, release) of its headings
     for c, (from_section, in_text), doc in zip(chunks, found, documents, strict=True):

@@ -191,3 +191,77 @@ def test_few_texts_are_counted_as_the_numpy_path_counts() -> None:
         lexical._count_ascii(texts, picked, full, full_len, cols)
         assert (few == full).all()
         assert (few_len == full_len).all()
+
+
+# the fact patterns as they were before each opened with a lookahead of its first
+# characters (and dates were looked for only beside four digits): the same facts
+_OLD_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+_OLD_DATE = re.compile(
+    rf"\b(?:\d{{4}}-\d{{2}}-\d{{2}}|{_OLD_MONTH}\s+\d{{1,2}},?\s+\d{{4}}|\d{{1,2}}\s+{_OLD_MONTH}\s+\d{{4}})\b",
+    re.IGNORECASE,
+)
+_OLD_NUMBER = re.compile(
+    r"(?<![\w.])[-+]?\d[\d,_]*(?:\.\d+)*(?:\s?(?:%|[kmgt]i?b|bytes?|ms|s|sec(?:onds?)?|"
+    r"min(?:utes?)?|h(?:ours?)?|days?|weeks?|years?|chars?|characters?|x))?(?![\w])",
+    re.IGNORECASE,
+)
+_OLD_NEGATION = re.compile(
+    r"\b(?:not|no|never|none|cannot|can't|don't|doesn't|isn't|aren't|won't|without|"
+    r"deprecated|removed|unsupported|no longer)\b",
+    re.IGNORECASE,
+)
+_FACT_PIECES = [
+    "1",
+    "20",
+    "2020",
+    "-",
+    "+",
+    ".",
+    ",",
+    "_",
+    " ",
+    "\n",
+    "%",
+    "ms",
+    "KiB",
+    "x",
+    "a",
+    "Jan",
+    "may",
+    "DEC.",
+    "sept",
+    "not",
+    "NO",
+    "no longer",
+    "can't",
+    "Won't",
+    "None",
+    "removed",
+    "é",
+    "İ",
+    "ı",
+    "ſ",
+    "K",
+]
+
+
+def _old_facts(text: str) -> frozenset[str]:
+    t = unicodedata.normalize("NFKC", text)
+    found = {"date:" + re.sub(r"\s+", " ", m.group(0).lower()) for m in _OLD_DATE.finditer(t)}
+    found |= {
+        "num:" + re.sub(r"\s+", "", m.group(0).lower()).replace(",", "").replace("_", "")
+        for m in _OLD_NUMBER.finditer(t)
+    }
+    negations = Counter(re.sub(r"\s+", " ", m.group(0).lower()) for m in _OLD_NEGATION.finditer(t))
+    return frozenset(found | {f"neg:{w}:{n}" for w, n in negations.items()})
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(st.sampled_from(_FACT_PIECES), max_size=30).map("".join))
+def test_facts_are_the_old_patterns_facts(text: str) -> None:
+    assert lexical.facts(text) == _old_facts(text)
+
+
+def test_facts_are_the_old_patterns_facts_on_the_demo_corpus() -> None:
+    for c in load_corpus():
+        assert lexical.facts(c["text"]) == _old_facts(c["text"])
