@@ -22,7 +22,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import ClassVar, NamedTuple, Protocol, runtime_checkable
+from typing import Any, ClassVar, NamedTuple, Protocol, runtime_checkable
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ConfigError
@@ -179,6 +179,36 @@ class _Hopeless(Exception):
     """The pass under way will starve whatever the stages left in it do (see :func:`run`)."""
 
 
+@dataclass(frozen=True)
+class _Hooks:
+    """What a widening stage offers :func:`run`, each ``None`` where the stage lacks it:
+    ``starved(ctx)`` (the pass starved: widen), ``unsettled(out, ctx)`` with ``begin(ctx)``
+    (the call facts of the next pass and of the first), ``hopeless(chunks, ctx, rest)`` and
+    ``doomed(ctx)`` (the pass under way will be rolled back: stop it early)."""
+
+    starved: Callable[[Context], bool] | None
+    unsettled: Callable[[list[Chunk], Context], dict[str, object] | None] | None
+    begin: Callable[[Context], dict[str, object]] | None
+    hopeless: Callable[[list[Chunk], Context, Sequence[Stage]], bool] | None
+    doomed: Callable[[Context], bool] | None
+
+    @classmethod
+    def of(cls, stage: Stage) -> _Hooks:
+        """The hooks of ``stage``, read once per call.
+
+        :raises ConfigError: an ``unsettled`` method without ``begin``, naming the stage.
+        """
+
+        def hook(name: str) -> Any:  # a duck-typed method: its signature is the field's
+            f = getattr(stage, name, None)
+            return f if callable(f) else None
+
+        hooks = cls(hook("starved"), hook("unsettled"), hook("begin"), hook("hopeless"), hook("doomed"))
+        if hooks.unsettled is not None and hooks.begin is None:
+            raise ConfigError(f"stage {stage.name!r} has unsettled(out, ctx) but no begin(ctx): it needs both")
+        return hooks
+
+
 def run(
     stages: Sequence[Stage],
     chunks: list[Chunk],
@@ -208,28 +238,28 @@ def run(
         raise _Hopeless
     widening = stages[at]
     rest = stages[at + 1 :]
-    judge = getattr(widening, "hopeless", None)
+    hooks = _Hooks.of(widening)
+    judge = hooks.hopeless
     check = None if judge is None else lambda chunks, left: bool(judge(chunks, ctx, left))
-    doom = getattr(widening, "doomed", None)
     ledger = ctx.ledger
-    settle = getattr(widening, "unsettled", None)
-    if settle is not None:
-        ledger.update_call(**widening.begin(ctx))  # type: ignore[attr-defined]  # an unsettled stage has begin
+    if hooks.begin is not None and hooks.unsettled is not None:
+        ledger.update_call(**hooks.begin(ctx))
     mark, start = ctx.report.mark(), ledger.mark()
     while True:
         again: dict[str, object] | None
         try:
-            out = run(rest, _run([widening], head, ctx), ctx, check, doom)
+            out = run(rest, _run([widening], head, ctx), ctx, check, hooks.doomed)
         except _Hopeless:
             again = {"widened": ledger.call.widened + 1}
         else:
-            if settle is not None:
+            if hooks.unsettled is not None:
                 t0 = time.perf_counter()
-                again = settle(out, ctx)  # its scan is the stage's time
+                again = hooks.unsettled(out, ctx)  # its scan is the stage's time
                 timings = ctx.report.timings_ms
                 timings[widening.name] = timings.get(widening.name, 0.0) + (time.perf_counter() - t0) * 1000
             else:
-                again = {"widened": ledger.call.widened + 1} if widening.starved(ctx) else None  # type: ignore[attr-defined]
+                assert hooks.starved is not None  # a widening stage has one of the two (_widens)
+                again = {"widened": ledger.call.widened + 1} if hooks.starved(ctx) else None
             if again is None:
                 return out
         ctx.report.rollback(mark)

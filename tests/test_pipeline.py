@@ -53,6 +53,37 @@ def test_a_custom_stage_with_only_name_and_run_runs_in_an_assembler() -> None:
     assert result.report.stage_counts == {"keep": {"in": 4, "out": 4}, "drop_odd": {"in": 4, "out": 2}}
 
 
+class SettleOnce(StageBase):
+    """A custom settling stage: its first pass is rolled back once, the second stands."""
+
+    name = "settle_once"
+
+    def __init__(self, *, with_begin: bool = True) -> None:
+        self.passes = 0
+        if not with_begin:
+            self.begin = None  # type: ignore[assignment]  # an unsettled stage without begin
+
+    def run(self, chunks: list[Chunk], ctx: Context) -> list[Chunk]:
+        self.passes += 1
+        return chunks
+
+    def begin(self, ctx: Context) -> dict[str, object]:
+        return {}
+
+    def unsettled(self, out: list[Chunk], ctx: Context) -> dict[str, object] | None:
+        return {"widened": ctx.ledger.call.widened + 1} if self.passes == 1 else None
+
+
+def test_a_custom_settling_stage_runs_again_and_one_without_begin_is_named() -> None:
+    candidates = [{"id": f"c{i}", "text": f"t{i}"} for i in range(4)]
+    stage = SettleOnce()
+    result = Assembler(stages=[stage, Keep()]).run("q", candidates, budget=100)
+    assert stage.passes == 2
+    assert [c.id for c in result.chunks] == ["c0", "c1", "c2", "c3"]
+    with pytest.raises(ConfigError, match=r"stage 'settle_once' has unsettled\(out, ctx\) but no begin\(ctx\)"):
+        Assembler(stages=[SettleOnce(with_begin=False), Keep()]).run("q", candidates, budget=100)
+
+
 def test_the_stage_reserve_is_kept_back_in_the_final_fit() -> None:
     text = "word " * 40
     items = [{"id": "a", "text": text}]
