@@ -370,8 +370,5 @@ def loco(
     best = {n: max(s.recall[n] for s in settings) for n in corpora}
     regret = {n: best[n] - s.recall[n] for n, s in held_out.items()}
     votes = Counter(s.label for s in held_out.values())
-    default = max(
-        {s.label: s for s in held_out.values()}.values(),
-        key=lambda s: (votes[s.label], mean(s.recall.values()), -s.size),
-    )
+    default = max(held_out.values(), key=lambda s: (votes[s.label], mean(s.recall.values()), -s.size))
     return Loco(list(corpora), tuple(budgets), settings, held_out, default, regret)

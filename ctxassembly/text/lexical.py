@@ -264,7 +264,9 @@ class Lexical:
     """Okapi BM25 of one query over a small set of texts (the candidates themselves).
 
     Inverse document frequencies come from the texts being scored, which is what makes
-    a term that every candidate shares (the product name) weigh nothing.
+    a term that every candidate shares (the product name) weigh nothing. A term of three
+    letters or more also counts where digits are glued to it (``pypy`` in ``PyPy3.8+``:
+    :func:`_glues`); words are counted as they are written otherwise.
 
     Only the query's terms are counted, and ASCII texts (the common case) are never split
     into words: they are joined into one byte string in which one translation lower-cases
