@@ -101,7 +101,7 @@ def test_leave_one_corpus_out_chooses_on_the_others_and_judges_the_held_out(dev_
         loco({"django": corpora["django"]})
 
 
-def test_calibrate_weights_command_prints_both_directions(dev_data: DevData) -> None:
+def test_calibrate_weights_command_prints_every_fold(dev_data: DevData) -> None:
     runner = CliRunner()
     files = [str(dev_data.path(name)) for name in DEV_CORPORA]
     res = runner.invoke(app, ["calibrate-weights", *files, "--limit", "2", "--budget", "500"])
