@@ -126,7 +126,6 @@ class Facts:
 #: the names of the per-input facts (what ``reads`` / ``writes`` may name besides :data:`CALL`)
 FACTS: frozenset[str] = frozenset(f.name for f in fields(Facts))
 _EMPTY = Facts()
-_FACT_NAMES = tuple(f.name for f in fields(Facts))
 
 
 def _replaced(facts: Facts, changes: Mapping[str, Any]) -> Facts:

@@ -44,7 +44,7 @@ from ctxassembly.kinds import SAFETY_MODES, Reason, SafetyMode, one_of
 from ctxassembly.pipeline import Context, StageBase
 from ctxassembly.render import LABELS, SOURCE_KEYS
 from ctxassembly.text.injection import CLASSES, find_injections, titled_by_label
-from ctxassembly.text.injection_model import Detector, combine
+from ctxassembly.text.injection_model import Detector, combine, union_spans
 
 __all__ = ["CLASSES", "Safety", "find_injections"]
 
@@ -176,13 +176,7 @@ def _with_titles(spans: Spans, c: Chunk) -> Spans:
     extra = titled_by_label(c.text, (c.title, c.section))
     if not extra:
         return spans
-    merged: list[tuple[int, int, str]] = []
-    for s, e, cls in sorted({*spans, *extra}, key=lambda x: (x[0], -x[1])):
-        if merged and s < merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], e), merged[-1][2])
-        else:
-            merged.append((s, e, cls))
-    return tuple(merged)
+    return union_spans({*spans, *extra}, key=lambda x: (x[0], -x[1]))  # at one start, the longest's class
 
 
 def _cut(text: str, spans: tuple[tuple[int, int, str], ...]) -> str:

@@ -30,12 +30,12 @@ same way, and what they reveal cuts the sentences of the text that carry it.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -54,6 +54,7 @@ __all__ = [
     "lexicon_stems",
     "sentence_bounds",
     "text_signals",
+    "union_spans",
 ]
 
 #: hashed feature space (2**18 ids: collisions stay rare for a few hundred thousand n-grams)
@@ -591,14 +592,17 @@ def with_views(
     for i, t in enumerate(texts):
         extra = decoded_spans(t, lambda v: spans[v.text], known, _sentence_starts, "learned")
         if extra:
-            out[i] = _union([*out[i], *extra])
+            out[i] = union_spans([*out[i], *extra])
     return out
 
 
-def _union(spans: Sequence[tuple[int, int, str]]) -> tuple[tuple[int, int, str], ...]:
-    """Overlapping spans merged into one (the first one's class), in order."""
+def union_spans(
+    spans: Iterable[tuple[int, int, str]], *, key: Callable[[tuple[int, int, str]], Any] | None = None
+) -> tuple[tuple[int, int, str], ...]:
+    """Overlapping spans merged into one, in order: sorted by ``key`` (default: start, end,
+    class), each merged span takes the class of the first one in that order."""
     merged: list[tuple[int, int, str]] = []
-    for s, e, c in sorted(spans):
+    for s, e, c in sorted(spans, key=key):
         if merged and s < merged[-1][1]:
             merged[-1] = (merged[-1][0], max(merged[-1][1], e), merged[-1][2])
         else:
