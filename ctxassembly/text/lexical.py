@@ -266,7 +266,11 @@ class Lexical:
     Inverse document frequencies come from the texts being scored, which is what makes
     a term that every candidate shares (the product name) weigh nothing. A term of three
     letters or more also counts where digits are glued to it (``pypy`` in ``PyPy3.8+``:
-    :func:`_glues`); words are counted as they are written otherwise.
+    :func:`_glues`). Two neighbouring query terms are also a term joined by an underscore,
+    and a term with an underscore counts wherever it is a run of an identifier's parts
+    (:func:`_compounds`): "the base path" finds ``restrict_base_path``, "visibility
+    timeout" finds ``visibility_timeout``, while a lone "base" still does not. Words are
+    counted as they are written otherwise.
 
     Only the query's terms are counted, and ASCII texts (the common case) are never split
     into words: they are joined into one byte string in which one translation lower-cases
@@ -291,7 +295,7 @@ class Lexical:
         n = len(self.texts)
         if not n:
             return []
-        terms = list(dict.fromkeys(query_terms(query)))
+        terms = _compounds(list(dict.fromkeys(query_terms(query))))
         counts, lengths = _term_counts(self.texts, terms)
         avg = float(lengths.mean()) or 1.0
         if self.idf_from is None:
@@ -338,8 +342,33 @@ def _distinct_counts(texts: Sequence[str], terms: list[str]) -> tuple[np.ndarray
         words_ = _WORD.findall(folded)
         lengths[i] = len(words_)
         for j, t in enumerate(terms):
-            counts[j, i] = words_.count(t) + (len(_glued(t).findall(folded)) if _glues(t) else 0)
+            if "_" in t:
+                counts[j, i] = len(_part_run(t).findall(folded))
+            else:
+                counts[j, i] = words_.count(t) + (len(_glued(t).findall(folded)) if _glues(t) else 0)
     return counts, lengths
+
+
+def _compounds(terms: list[str]) -> list[str]:
+    """``terms`` and, after them, each two neighbours joined by an underscore (``base``,
+    ``path`` -> ``base_path``): the question says in words what the docs name as an
+    identifier."""
+    pairs = (f"{a}_{b}" for a, b in zip(terms, terms[1:], strict=False))
+    return list(dict.fromkeys([*terms, *pairs]))
+
+
+@lru_cache(maxsize=1024)
+def _part_run(term: str) -> re.Pattern[str]:
+    """Where ``term`` (a word with an underscore) is a run of an identifier's parts in a
+    case-folded text: the whole word, or the same bounded by underscores inside a longer
+    one (``base_path`` in ``restrict_base_path``)."""
+    return re.compile(rf"(?<![^\W_]){re.escape(term)}(?![^\W_])")
+
+
+@lru_cache(maxsize=1024)
+def _part_run_bytes(term: str) -> re.Pattern[bytes]:
+    """:func:`_part_run` for a text whose non-word bytes are spaces (``_ASCII_LOWER_WORD``)."""
+    return re.compile(rb"(?<![^ _])" + re.escape(term.encode("ascii")) + rb"(?![^ _])")
 
 
 def _glues(term: str) -> bool:
@@ -373,6 +402,9 @@ def _count_few(texts: list[str], terms: list[str], counts: np.ndarray, lengths: 
         found = lowered.split()
         lengths[col] = len(found)
         for j, term, glued in wanted:
+            if b"_" in term:
+                counts[j, col] = len(_part_run_bytes(terms[j]).findall(lowered)) if term in lowered else 0
+                continue
             glued_on = len(glued.findall(lowered)) if glued is not None and term in lowered else 0
             counts[j, col] = found.count(term) + glued_on
 
@@ -398,6 +430,12 @@ def _count_ascii(texts: list[str], terms: list[str], counts: np.ndarray, lengths
         if not term.isascii():
             continue  # a non-ASCII term never occurs in ASCII text
         tb = term.encode("ascii")
+        if b"_" in tb:  # a run of an identifier's parts: by the regex, over the joined bytes
+            hits = [m.start() for m in _part_run_bytes(term).finditer(joined)]
+            if hits:
+                owner = np.searchsorted(starts, np.asarray(hits, dtype=np.int64), side="right") - 1
+                counts[j, cols] = np.bincount(owner, minlength=len(encoded))
+            continue
         pos = heads[first == tb[0]]
         for k in range(1, len(tb)):  # the next bytes spell the term
             if not pos.size:

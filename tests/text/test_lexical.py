@@ -43,9 +43,15 @@ def _old_bm25(texts, query, k1=1.2, b=0.75):
     bags = [_glued_bag(_WORD.findall(t.casefold())) for t in texts]
     lengths = [len(_WORD.findall(t.casefold())) for t in texts]
     avg = (sum(lengths) / len(lengths)) or 1.0
+    terms = list(dict.fromkeys(query_terms(query)))
+    terms = list(dict.fromkeys(terms + [f"{a}_{b}" for a, b in zip(terms, terms[1:])]))
+    for bag, t in zip(bags, texts, strict=True):  # a term with "_": a run of an identifier's parts
+        for term in terms:
+            if "_" in term:
+                bag[term] = len(re.findall(rf"(?<![^\W_]){re.escape(term)}(?![^\W_])", t.casefold()))
     weights = {}
-    for term in dict.fromkeys(query_terms(query)):
-        f = sum(1 for bag in bags if term in bag)
+    for term in terms:
+        f = sum(1 for bag in bags if bag[term])
         weights[term] = math.log(1 + (len(bags) - f + 0.5) / (f + 0.5))
     out = []
     for bag, length in zip(bags, lengths, strict=True):
@@ -120,6 +126,29 @@ def test_a_word_counts_where_digits_are_glued_to_it(ascii_: bool) -> None:
     assert Lexical(texts).scores("sha")[3] > 0
     for many in (texts, texts * 2000):  # the list path and the numpy path count the same
         assert Lexical(many).scores("pypy sha") == pytest.approx(_old_bm25(many, "pypy sha"))
+
+
+@pytest.mark.parametrize("ascii_", [True, False])
+def test_neighbouring_question_words_find_an_identifier_of_their_parts(ascii_: bool) -> None:
+    """ "the base path" finds ``restrict_base_path`` and "visibility timeout" finds
+    ``visibility_timeout``; a lone part does not, nor do the words in another order."""
+    end = "" if ascii_ else " ❨❩"
+    texts = [
+        "`restrict_base_path` | bool | `True`" + end,
+        "The visibility_timeout option." + end,
+        "A base for the path." + end,
+        "path_base and basepath" + end,
+    ]
+    base_path = Lexical(texts).scores("base path")
+    assert base_path[0] > 0  # by the compound alone: no word of it is "base" or "path"
+    assert base_path[2] > 0  # the two words themselves
+    assert base_path[3] == 0
+    assert Lexical(texts).scores("visibility timeout")[1] > 0
+    assert Lexical(texts).scores("restrict") == [0, 0, 0, 0]
+    assert Lexical(texts).scores("Does it restrict_base_path?")[0] > 0
+    for many in (texts, texts * 2000):  # the list path and the numpy path count the same
+        q = "restrict the base path, visibility timeout"
+        assert Lexical(many).scores(q) == pytest.approx(_old_bm25(many, q))
 
 
 def test_text_classes_number_normalised_texts_in_order_of_first_appearance():
