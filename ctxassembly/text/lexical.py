@@ -6,6 +6,7 @@ reads a text's layout (that is :mod:`ctxassembly.text.structure`).
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 import zlib
@@ -353,7 +354,7 @@ def _compounds(terms: list[str]) -> list[str]:
     """``terms`` and, after them, each two neighbours joined by an underscore (``base``,
     ``path`` -> ``base_path``): the question says in words what the docs name as an
     identifier."""
-    pairs = (f"{a}_{b}" for a, b in zip(terms, terms[1:], strict=False))
+    pairs = (f"{a}_{b}" for a, b in itertools.pairwise(terms))
     return list(dict.fromkeys([*terms, *pairs]))
 
 
