@@ -344,17 +344,17 @@ def _distinct_counts(texts: Sequence[str], terms: list[str]) -> tuple[np.ndarray
         lengths[i] = len(words_)
         for j, t in enumerate(terms):
             if "_" in t:
-                counts[j, i] = len(_part_run(t).findall(folded))
+                counts[j, i] = len(_part_run(t).findall(folded)) if t in folded else 0
             else:
                 counts[j, i] = words_.count(t) + (len(_glued(t).findall(folded)) if _glues(t) else 0)
     return counts, lengths
 
 
 def _compounds(terms: list[str]) -> list[str]:
-    """``terms`` and, after them, each two neighbours joined by an underscore (``base``,
-    ``path`` -> ``base_path``): the question says in words what the docs name as an
-    identifier."""
-    pairs = (f"{a}_{b}" for a, b in itertools.pairwise(terms))
+    """``terms`` and, after them, each two neighbours that are words, not numbers, joined by
+    an underscore (``base``, ``path`` -> ``base_path``): the question says in words what
+    the docs name as an identifier."""
+    pairs = (f"{a}_{b}" for a, b in itertools.pairwise(terms) if not (a.isdigit() or b.isdigit()))
     return list(dict.fromkeys([*terms, *pairs]))
 
 
@@ -366,10 +366,23 @@ def _part_run(term: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![^\W_]){re.escape(term)}(?![^\W_])")
 
 
-@lru_cache(maxsize=1024)
-def _part_run_bytes(term: str) -> re.Pattern[bytes]:
-    """:func:`_part_run` for a text whose non-word bytes are spaces (``_ASCII_LOWER_WORD``)."""
-    return re.compile(rb"(?<![^ _])" + re.escape(term.encode("ascii")) + rb"(?![^ _])")
+def _part_runs(text: bytes, term: bytes) -> list[int]:
+    """Where :func:`_part_run` matches ``term`` in a text whose non-word bytes are spaces
+    (``_ASCII_LOWER_WORD``): the same scan (a match resumes after its end), by ``find``,
+    which skips ahead where a regex opening with a lookbehind tries every position."""
+    out: list[int] = []
+    at = text.find(term)
+    while at >= 0:
+        end = at + len(term)
+        if (at == 0 or text[at - 1] in _EDGE) and (end == len(text) or text[end] in _EDGE):
+            out.append(at)
+            at = text.find(term, end)
+        else:
+            at = text.find(term, at + 1)
+    return out
+
+
+_EDGE = b" _"  # the bytes an identifier's part may end at, in _ASCII_LOWER_WORD text
 
 
 def _glues(term: str) -> bool:
@@ -404,7 +417,7 @@ def _count_few(texts: list[str], terms: list[str], counts: np.ndarray, lengths: 
         lengths[col] = len(found)
         for j, term, glued in wanted:
             if b"_" in term:
-                counts[j, col] = len(_part_run_bytes(terms[j]).findall(lowered)) if term in lowered else 0
+                counts[j, col] = len(_part_runs(lowered, term)) if term in lowered else 0
                 continue
             glued_on = len(glued.findall(lowered)) if glued is not None and term in lowered else 0
             counts[j, col] = found.count(term) + glued_on
@@ -432,7 +445,7 @@ def _count_ascii(texts: list[str], terms: list[str], counts: np.ndarray, lengths
             continue  # a non-ASCII term never occurs in ASCII text
         tb = term.encode("ascii")
         if b"_" in tb:  # a run of an identifier's parts: by the regex, over the joined bytes
-            hits = [m.start() for m in _part_run_bytes(term).finditer(joined)]
+            hits = _part_runs(joined, tb)
             if hits:
                 owner = np.searchsorted(starts, np.asarray(hits, dtype=np.int64), side="right") - 1
                 counts[j, cols] = np.bincount(owner, minlength=len(encoded))

@@ -45,7 +45,8 @@ def _old_bm25(texts, query, k1=1.2, b=0.75):
     lengths = [len(_WORD.findall(t.casefold())) for t in texts]
     avg = (sum(lengths) / len(lengths)) or 1.0
     terms = list(dict.fromkeys(query_terms(query)))
-    terms = list(dict.fromkeys(terms + [f"{a}_{b}" for a, b in itertools.pairwise(terms)]))
+    pairs = [f"{a}_{b}" for a, b in itertools.pairwise(terms) if not (a.isdigit() or b.isdigit())]
+    terms = list(dict.fromkeys(terms + pairs))
     for bag, t in zip(bags, texts, strict=True):  # a term with "_": a run of an identifier's parts
         for term in terms:
             if "_" in term:
