@@ -141,15 +141,16 @@ def lexicon_stems() -> frozenset[str]:
 
 _K = len(CONCEPTS)
 #: the weak signals, one feature each: the rules' verdict on the sentence; an act
-#: addressed to a model or its output; ``intent``: any of three acts on the reader's own
-#: context (a model's act with a must or a now, a secret disclosed to a place or into the
+#: addressed to a model or its output; that act by a model with a must or a now (most
+#: families have it: its weight is learnt whichever is left out); ``intent``: any of
+#: three acts on the reader's own context (that act, a secret disclosed to a place or into the
 #: output, rules or earlier text dismissed), one feature with one weight, so that the
 #: weight a family left out needs is learnt from the families that are in (each act as a
 #: feature of its own got no weight, or a negative one, when its family was left out);
 #: ``imperative_act``: an act (dismiss, disclose, say) among the first words of a sentence
 #: (an imperative: "Send ...", "Note: ignore ...") with an object of the reader's context
 #: (earlier text, rules, a secret, the output, a destination)
-SIGNALS = ("rules", "addressed_act", "intent", "imperative_act")
+SIGNALS = ("rules", "addressed_act", "model_act_must", "intent", "imperative_act")
 _STEM = 5
 #: the first words of a sentence an imperative's verb is looked for in ("Please, now send
 #: ...", "Note: ignore ...")
@@ -367,16 +368,17 @@ def _signal_rows(rules: npt.NDArray[np.float32], held: npt.NDArray[np.uint32]) -
     f = {name: lead[:, k] for k, name in enumerate(CONCEPTS)}
     act = np.maximum(np.maximum(c["dismiss"], c["disclose"]), c["say"])
     addr = np.maximum(c["model"], c["you"] * c["output"])
+    must = c["model"] * act * np.maximum(c["must"], c["now"])
     intent = np.maximum.reduce(
         [
-            c["model"] * act * np.maximum(c["must"], c["now"]),
+            must,
             c["disclose"] * c["secret"] * np.maximum(c["dest"], c["output"]),
             c["dismiss"] * np.maximum(c["prior"], c["rules"]),
         ]
     )
     lead_act = np.maximum(np.maximum(f["dismiss"], f["disclose"]), f["say"])
     context = np.maximum.reduce([c["prior"], c["rules"], c["secret"], c["output"], c["dest"]])
-    return np.stack([rules, addr * act, intent, lead_act * context], axis=1)
+    return np.stack([rules, addr * act, must, intent, lead_act * context], axis=1)
 
 
 def text_signals(texts: Sequence[str], rules: Sequence[bool]) -> npt.NDArray[np.float32]:
