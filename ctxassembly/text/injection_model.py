@@ -5,10 +5,13 @@ written for; text that does the same thing in another grammatical shape, another
 language or another channel passes them. This model is the second net: a logistic
 regression over hashed character n-grams (3 to 5 characters of the lower-cased text,
 punctuation folded to spaces, so "ignor", "nore ", "anwei" carry across inflections and
-languages), the rules' own verdict on the sentence, and four intent signals: conjunctions
-of word concepts (an act addressed to a model, a secret sent somewhere, earlier rules
-dismissed; a small lexicon in seven languages) that instructions of every family share,
-so that a family's words the n-grams never saw still meet a feature they did. It is
+languages), hashed words and pairs of neighbouring words, the rules' own verdict on the
+sentence, and three intent signals built from word concepts (a small lexicon in seven
+languages): an act addressed to a model; an act on the reader's own context (a model's act
+with a must, a secret sent somewhere, earlier rules dismissed), one feature for the three
+so that its weight is learnt from every family; an imperative whose object is the
+reader's context. Instructions of every family share them, so that a family's words the
+n-grams never saw still meet a feature they did. It is
 trained on a labelled set of instruction-like text composed from intents, shapes
 (polite, passive, third person, split, conditional, addressed), channels (comments, alt
 text, link titles, code comments, tool results, transcripts) and languages, and of real
@@ -97,7 +100,10 @@ _SEP = "\n" * (max(NGRAMS) - 1)
 # matched by its first five, a shorter one whole) has its concepts; a sentence's intent
 # features are a few conjunctions of them (each concept alone is everywhere in docs:
 # "you", "must", "send", "password"; tried as features of their own, they and all their
-# pairs raised the benign tail more than the payloads, see benchmarks/README.md).
+# pairs raised the benign tail more than the payloads, see benchmarks/README.md). A
+# conjunction that only one family has gets no weight when that family is left out: the
+# acts are therefore one feature (``intent``), and the speech act (an imperative that
+# opens a sentence, on an object of the reader's context) another, both shared.
 _LEXICON: dict[str, str] = {
     "you": "you your yours yourself du dich dir dein deine deinen deiner ihr euch euer tu toi ton ta tes vous votre "
     "vos tus usted ustedes tuo tua tuoi voi vostro você voce vocês teu jij jou jouw je uw",
@@ -134,11 +140,22 @@ def lexicon_stems() -> frozenset[str]:
 
 
 _K = len(CONCEPTS)
-#: the weak signals, one feature each: the rules' verdict on the sentence, then the
-#: intents: an act addressed to a model or its output; that act with a must or a now; a
-#: secret disclosed to a place or into the output; rules or earlier text dismissed
-SIGNALS = ("rules", "addressed_act", "model_act_must", "disclose_secret_out", "dismiss_prior_rules")
+#: the weak signals, one feature each: the rules' verdict on the sentence; an act
+#: addressed to a model or its output; that act by a model with a must or a now (most
+#: families have it: its weight is learnt whichever is left out); ``intent``: any of
+#: three acts on the reader's own context (that act, a secret disclosed to a place or into the
+#: output, rules or earlier text dismissed), one feature with one weight, so that the
+#: weight a family left out needs is learnt from the families that are in (each act as a
+#: feature of its own got no weight, or a negative one, when its family was left out);
+#: ``imperative_act``: an act (dismiss, disclose, say) among the first words of a sentence
+#: (an imperative: "Send ...", "Note: ignore ...") with an object of the reader's context
+#: (earlier text, rules, a secret, the output, a destination)
+SIGNALS = ("rules", "addressed_act", "model_act_must", "intent", "imperative_act")
 _STEM = 5
+#: the first words of a sentence an imperative's verb is looked for in ("Please, now send
+#: ...", "Note: ignore ...")
+_LEAD = 3
+_LEAD_SHIFT = 16  # the first words' concept bits sit above the sentence's own (12 concepts)
 
 _END = np.zeros(128, dtype=bool)
 _END[[ord(c) for c in ".!?"]] = True
@@ -217,13 +234,17 @@ def _grams(cp: npt.NDArray[np.uint64]) -> list[tuple[int, npt.NDArray[np.bool_],
 
 
 def featurize(text: str | npt.NDArray[np.uint32]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """``(positions, ids)`` of the hashed n-grams of ``text`` worth counting."""
+    """``(positions, ids)`` of the hashed n-grams of ``text`` worth counting: the character
+    n-grams, then the words and word pairs (:func:`_word_grams`)."""
     cp = _codes(_raw(text) if isinstance(text, str) else text)
     pos_parts, id_parts = [], []
     for _, keep, ids in _grams(cp):
         idx = np.flatnonzero(keep)
         pos_parts.append(idx)
         id_parts.append(ids[idx].astype(np.int64))
+    for pos, ids in _word_grams(_word_hashes(cp)):
+        pos_parts.append(pos)
+        id_parts.append(ids)
     if not pos_parts:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
     return np.concatenate(pos_parts).astype(np.int64), np.concatenate(id_parts)
@@ -234,17 +255,20 @@ _POW[0] = 1
 _BITS_K = np.arange(_K, dtype=np.uint32)
 
 
-def _words(codes: npt.NDArray[np.uint64]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.uint32]]:
-    """``(starts, concepts)``: where each word starts and the concept bits of each word
-    (0 for a word of no concept). A word of fewer than five characters is looked up
-    whole, a longer one by its first five."""
+_Words = tuple[npt.NDArray[np.int64], npt.NDArray[np.uint64], npt.NDArray[np.uint64], npt.NDArray[np.int64]]
+
+
+def _word_hashes(codes: npt.NDArray[np.uint64]) -> _Words:
+    """``(starts, hashes, prefix hashes, lengths)`` of the words of ``codes`` (a word: a
+    run of letters and digits; the prefix: its first five characters)."""
     n = codes.size
     is_ch = codes != _SPACE
     ws = is_ch.copy()
     ws[1:] &= ~is_ch[:-1]
     wstart = np.flatnonzero(ws)
     if wstart.size == 0:
-        return wstart.astype(np.int64), np.zeros(0, dtype=np.uint32)
+        empty = np.zeros(0, dtype=np.uint64)
+        return wstart.astype(np.int64), empty, empty, wstart.astype(np.int64)
     wid = np.maximum(np.cumsum(ws) - 1, 0)
     pos = np.arange(n) - wstart[wid]
     vals = (codes + np.uint64(1)) * _POW[np.clip(pos, 0, 63)]
@@ -252,11 +276,44 @@ def _words(codes: npt.NDArray[np.uint64]) -> tuple[npt.NDArray[np.int64], npt.ND
     full = np.add.reduceat(vals, wstart)
     prefix = np.add.reduceat(np.where(pos < _STEM, vals, np.uint64(0)), wstart)
     length = np.add.reduceat(is_ch.astype(np.int64), wstart)
+    return wstart.astype(np.int64), full, prefix, length
+
+
+_WORD_SALT = np.uint64(101)
+_PAIR_SALT = np.uint64(202)
+
+
+def _word_grams(words: _Words) -> list[tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]]:
+    """``(positions, ids)`` of the hashed words and of the pairs of words one separator
+    apart (a space, a hyphen: not across a sentence end or a line of a batch), each at the
+    start of its (first) word. Beside the character n-grams they carry which words go
+    together ("your reply", "the task"), which three to five characters do not."""
+    wstart, full, _, length = words
+    if wstart.size == 0:
+        return []
+    shift = np.uint64(64 - _BITS)
+    out = [(wstart, (((full + _WORD_SALT) * _MULT) >> shift).astype(np.int64))]
+    near = np.flatnonzero(wstart[1:] - (wstart[:-1] + length[:-1]) == 1)
+    if near.size:
+        pair = ((full[near] * _MULT + full[near + 1] + _PAIR_SALT) * _MULT) >> shift
+        out.append((wstart[near], pair.astype(np.int64)))
+    return out
+
+
+def _words(
+    codes: npt.NDArray[np.uint64], words: _Words | None = None
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.uint32]]:
+    """``(starts, concepts)``: where each word starts and the concept bits of each word
+    (0 for a word of no concept). A word of fewer than five characters is looked up
+    whole, a longer one by its first five."""
+    wstart, full, prefix, length = words if words is not None else _word_hashes(codes)
+    if wstart.size == 0:
+        return wstart, np.zeros(0, dtype=np.uint32)
     exact_keys, exact_bits, stem_keys, stem_bits = _lexicon()
     bits = _lookup(exact_keys, exact_bits, full)
     long = length >= _STEM
     bits[long] |= _lookup(stem_keys, stem_bits, prefix[long])
-    return wstart.astype(np.int64), bits
+    return wstart, bits
 
 
 def _lookup(
@@ -286,13 +343,20 @@ def _lexicon() -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint32], npt.NDAr
     )
 
 
-def _concepts(codes: npt.NDArray[np.uint64], first: npt.NDArray[np.int64]) -> npt.NDArray[np.uint32]:
-    """Per sentence (``first`` its starts): the bits of the concepts its words hold."""
-    wstart, bits = _words(codes)
+def _concepts(
+    codes: npt.NDArray[np.uint64], first: npt.NDArray[np.int64], words: _Words | None = None
+) -> npt.NDArray[np.uint32]:
+    """Per sentence (``first`` its starts): the bits of the concepts its words hold and,
+    shifted by :data:`_LEAD_SHIFT`, those of its first :data:`_LEAD` words."""
+    wstart, bits = _words(codes, words)
     if wstart.size == 0 or first.size == 0:
         return np.zeros(first.size, np.uint32)
     at = np.zeros(codes.size, dtype=np.uint32)
     at[wstart] = bits
+    sentence = np.searchsorted(first, wstart, side="right") - 1
+    rank = np.arange(wstart.size) - np.searchsorted(wstart, first)[np.maximum(sentence, 0)]
+    lead = (sentence >= 0) & (rank < _LEAD)
+    at[wstart[lead]] |= bits[lead] << np.uint32(_LEAD_SHIFT)
     return np.bitwise_or.reduceat(at, first)
 
 
@@ -300,18 +364,21 @@ def _signal_rows(rules: npt.NDArray[np.float32], held: npt.NDArray[np.uint32]) -
     """The rows of :data:`SIGNALS` from the rules' verdict and the concept bits."""
     has = ((held[:, None] >> _BITS_K) & 1).astype(np.float32)
     c = {name: has[:, k] for k, name in enumerate(CONCEPTS)}
+    lead = ((held[:, None] >> (_BITS_K + np.uint32(_LEAD_SHIFT))) & 1).astype(np.float32)
+    f = {name: lead[:, k] for k, name in enumerate(CONCEPTS)}
     act = np.maximum(np.maximum(c["dismiss"], c["disclose"]), c["say"])
     addr = np.maximum(c["model"], c["you"] * c["output"])
-    return np.stack(
+    must = c["model"] * act * np.maximum(c["must"], c["now"])
+    intent = np.maximum.reduce(
         [
-            rules,
-            addr * act,
-            c["model"] * act * np.maximum(c["must"], c["now"]),
+            must,
             c["disclose"] * c["secret"] * np.maximum(c["dest"], c["output"]),
             c["dismiss"] * np.maximum(c["prior"], c["rules"]),
-        ],
-        axis=1,
+        ]
     )
+    lead_act = np.maximum(np.maximum(f["dismiss"], f["disclose"]), f["say"])
+    context = np.maximum.reduce([c["prior"], c["rules"], c["secret"], c["output"], c["dest"]])
+    return np.stack([rules, addr * act, must, intent, lead_act * context], axis=1)
 
 
 def text_signals(texts: Sequence[str], rules: Sequence[bool]) -> npt.NDArray[np.float32]:
@@ -413,6 +480,10 @@ class LinearModel:
             m = ids.size
             total[:m] += self.weights[ids] * keep
             count[:m] += keep
+        hashes = _word_hashes(codes)
+        for pos, ids in _word_grams(hashes):  # one word (or pair) a position: no index repeats
+            total[pos] += self.weights[ids]
+            count[pos] += 1
         t, n = np.add.reduceat(total, first), np.add.reduceat(count, first)
         # words that start with a letter: a run of version numbers or a table of figures is
         # no sentence, however many "words" it has
@@ -422,7 +493,7 @@ class LinearModel:
         word_start[1:] = letter[1:] & (codes[:-1] == _SPACE)
         words = np.add.reduceat(word_start, first)
         rules = _rule_rows(first, np.cumsum(starts) - 1, rule_spans)
-        held = _concepts(codes, first)
+        held = _concepts(codes, first, hashes)
         sig = _signal_rows(rules, held) @ self.signal_weights
         single = self.bias + t / np.sqrt(np.maximum(n, 1)) + sig
         single[words < MIN_WORDS] = -np.inf
