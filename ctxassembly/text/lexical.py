@@ -338,7 +338,8 @@ def _distinct_counts(texts: Sequence[str], terms: list[str]) -> tuple[np.ndarray
         words_ = _WORD.findall(folded)
         lengths[i] = len(words_)
         for j, t in enumerate(terms):
-            counts[j, i] = words_.count(t) + (len(_glued(t).findall(folded)) if _glues(t) else 0)
+            glued_on = len(_glued(t).findall(folded)) if _glues(t) and t in folded else 0
+            counts[j, i] = words_.count(t) + glued_on
     return counts, lengths
 
 
@@ -357,8 +358,10 @@ def _glued(term: str) -> re.Pattern[str]:
 
 @lru_cache(maxsize=1024)
 def _glued_bytes(term: str) -> re.Pattern[bytes]:
-    """:func:`_glued` for a text whose non-word bytes are spaces (``_ASCII_LOWER_WORD``)."""
-    return re.compile(rb"(?<![^ ])" + re.escape(term.encode("ascii")) + rb"[0-9]+(?![^ ])")
+    """:func:`_glued` for a text whose non-word bytes are spaces (``_ASCII_LOWER_WORD``),
+    padded with a space at each end: the pattern opens with a literal (the space and the
+    term), which the regex engine looks for at C speed instead of trying every position."""
+    return re.compile(rb" " + re.escape(term.encode("ascii")) + rb"[0-9]+(?= )")
 
 
 _FEW_CHARS = 16_000  # below this many characters, _count_few is the faster (measured)
@@ -372,9 +375,15 @@ def _count_few(texts: list[str], terms: list[str], counts: np.ndarray, lengths: 
         lowered = text.encode("ascii").translate(_ASCII_LOWER_WORD)
         found = lowered.split()
         lengths[col] = len(found)
+        padded = b""
         for j, term, glued in wanted:
-            glued_on = len(glued.findall(lowered)) if glued is not None and term in lowered else 0
-            counts[j, col] = found.count(term) + glued_on
+            if term not in lowered:
+                continue  # neither the word nor the word with digits on (the count stays 0)
+            hits = found.count(term)
+            if glued is not None:
+                padded = padded or b" " + lowered + b" "
+                hits += len(glued.findall(padded))
+            counts[j, col] = hits
 
 
 def _count_ascii(texts: list[str], terms: list[str], counts: np.ndarray, lengths: np.ndarray, cols: np.ndarray) -> None:
