@@ -365,6 +365,7 @@ def _glued_bytes(term: str) -> re.Pattern[bytes]:
 
 
 _FEW_CHARS = 16_000  # below this many characters, _count_few is the faster (measured)
+_BAG_TERMS = 7  # from this many terms on, _count_few counts a text's words once (measured)
 
 
 def _count_few(texts: list[str], terms: list[str], counts: np.ndarray, lengths: np.ndarray, cols: np.ndarray) -> None:
@@ -375,11 +376,14 @@ def _count_few(texts: list[str], terms: list[str], counts: np.ndarray, lengths: 
         lowered = text.encode("ascii").translate(_ASCII_LOWER_WORD)
         found = lowered.split()
         lengths[col] = len(found)
+        # one C-level count of every word pays off from a few terms on (measured), else a
+        # scan of the word list per term; the same counts
+        bag: Counter[bytes] | None = Counter(found) if len(wanted) >= _BAG_TERMS else None
         padded = b""
         for j, term, glued in wanted:
             if term not in lowered:
                 continue  # neither the word nor the word with digits on (the count stays 0)
-            hits = found.count(term)
+            hits = found.count(term) if bag is None else bag[term]
             if glued is not None:
                 padded = padded or b" " + lowered + b" "
                 hits += len(glued.findall(padded))
