@@ -107,15 +107,16 @@ def letter_runs(text: str) -> int:
     return (b" " + text.encode("ascii").translate(_ASCII_LETTER_A)).count(b" a")
 
 
-# cl100k's pre-tokeniser (tiktoken's current spelling of it, and the first one): no piece
-# holds a line break followed by a character that is not a space. Its pieces are a
-# contraction, letters (after at most one character that is no line break), one to three
-# digits, punctuation followed by line breaks only, or spaces alone. So the text before a
-# line that starts with a visible character and the text from there on are cut into the
-# same pieces as they are in the whole
-# (no pattern looks behind; the one that looks ahead or at the end, spaces alone, ends a
-# text that ends with a line break where the whole cuts it too), and since BPE runs within
-# a piece, the tokens of a text are the tokens of its lines counted apart.
+# cl100k's pre-tokeniser (tiktoken's current spelling of its pattern, and the older one
+# without possessive quantifiers: the argument holds for both) never puts a line break and
+# a following character that is no space in one piece. Its pieces are a contraction,
+# letters (after at most one character that is no line break), one to three digits,
+# punctuation followed by line breaks only, or spaces alone. So the text before a line
+# that starts with a visible character and the text from there on are cut into the same
+# pieces as they are in the whole (no pattern looks behind; the ones that look ahead or at
+# the end match spaces alone, and a text that ends with a line break has its last spaces
+# cut as the whole cuts them), and since BPE runs within a piece, the tokens of a text are
+# the tokens of its lines counted apart.
 _LINE_SPLIT_PATTERNS = frozenset(
     [
         r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
