@@ -177,12 +177,12 @@ class Assembler:
         ledger = report.ledger
         renderer = self.renderer.for_call()  # a datamark drawn for this call
 
-        def render(chunks: Sequence[Chunk]) -> str:
-            return renderer.render(chunks, statuses=[ledger.status(c) for c in chunks])
+        def render(chunks: Sequence[Chunk]) -> list[str]:
+            return renderer.render_parts(chunks, statuses=[ledger.status(c) for c in chunks])
 
-        final, text = pipeline.fit_rendered(current, ctx, render, limit)
+        final, text, tokens = pipeline.fit_rendered(current, ctx, render, limit)
         report.finish(final, n_inputs)
-        report.tokens_after = self.count_tokens(text) if final else 0
+        report.tokens_after = tokens if final else 0
         top = [i for i, c in enumerate(final) if ledger[c.index].rank == 0]
         report.top_ranked_position = top[0] if top else None
         ledger.settle()

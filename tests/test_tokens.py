@@ -1,7 +1,12 @@
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ctxassembly import ConfigError
-from ctxassembly.tokens import get_counter, tiktoken_encoding
+from ctxassembly.chunk import Chunk
+from ctxassembly.data import load_corpus
+from ctxassembly.render import Renderer
+from ctxassembly.tokens import count_joined, get_counter, tiktoken_encoding
 
 pytestmark = pytest.mark.unit
 
@@ -63,3 +68,57 @@ def test_letter_runs_never_exceed_the_cl100k_count():
     assert all(letter_runs(t) <= count(t) for t in texts)
     assert get_counter().lower_bound is letter_runs  # the default counter carries the bound
     assert get_counter(len).lower_bound is None  # a callable's tokens are unknown
+
+
+_JOIN_PIECES = [
+    "\n",
+    "\n\n",
+    " ",
+    "  ",
+    "\t",
+    "\r\n",
+    "a",
+    "Word",
+    "'s",
+    "'ll",
+    "12345",
+    ".",
+    ">",
+    "<",
+    "é",
+    "日本",
+    "\u2028",
+    "\x0b",
+    "!",
+    "~",
+    "-\n",
+    "x\n",
+    " \n",
+    "</document>",
+    '<document id="1">\n',
+]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(_JOIN_PIECES), max_size=12).map("".join), max_size=6))
+def test_a_joined_text_is_counted_from_its_parts_as_a_whole(parts: list[str]) -> None:
+    """cl100k cuts a text at every line start: the count from the parts is the count of the join."""
+    count = get_counter()
+    assert count.splits_at_lines
+    assert count_joined(count, parts) == count.__wrapped__("".join(parts))
+
+
+def test_a_rendered_context_is_counted_from_its_parts_as_a_whole() -> None:
+    texts = [c["text"] for c in load_corpus()]
+    count, renderer = get_counter(), Renderer("xml")
+    for i in range(0, len(texts) - 6, 3):
+        chunks = [Chunk(id=str(j), text=t, title="T", version="5.1") for j, t in enumerate(texts[i : i + 6])]
+        parts = renderer.render_parts(chunks)
+        assert "".join(parts) == renderer.render(chunks)
+        assert count_joined(count, parts) == count.__wrapped__("".join(parts))
+
+
+def test_another_tokenizer_counts_the_joined_text() -> None:
+    count = get_counter(len)
+    assert not count.splits_at_lines
+    assert count_joined(count, ["ab\n", "cd"]) == 5

@@ -20,7 +20,7 @@ from ctxassembly.versioning import (
     same_version,
     subjects_in,
 )
-from tests.conftest import chunks, context, fates
+from tests.conftest import DEV_CORPORA, DevData, chunks, context, fates
 
 pytestmark = pytest.mark.unit
 
@@ -467,3 +467,75 @@ _PIECES += ["x", ":", "!", " 6.0", "É", "Ａcme", "\u212a"]  # non-ASCII: the p
 def test_mentions_and_subjects_are_the_patterns_alone(text: str, names: tuple[str, ...]) -> None:
     assert mentions_in(text, names) == _mentions_by_pattern(text, names)
     assert subjects_in(text, names) == _subjects_by_pattern(text, names)
+
+
+def _old_release_headings(text: str) -> tuple[tuple[int, str, bool], ...]:
+    """``release_headings`` as it was: every line of the text tested in turn."""
+    from ctxassembly.versioning.headings import _MARKDOWN, _RELEASED, _UNDERLINE, _UNDERLINE_CHARS, heading_version
+
+    if not any(ch.isdigit() for ch in text[:20000]):
+        return ()
+    lines = text.split("\n")
+    starts, at = [], 0
+    for line in lines:
+        starts.append(at)
+        at += len(line) + 1
+    out = []
+    for i, line in enumerate(lines):
+        candidate, below = None, i + 1
+        md = _MARKDOWN.match(line) if line.startswith("#") else None
+        if md is not None:
+            candidate = md.group(1)
+        elif (
+            i + 1 < len(lines)
+            and lines[i + 1][:1] in _UNDERLINE_CHARS
+            and line.strip()
+            and _UNDERLINE.match(lines[i + 1])
+            and len(lines[i + 1].rstrip()) >= len(line.strip())
+        ):
+            candidate, below = line, i + 2
+        found = None if candidate is None else heading_version(candidate)
+        if found is None:
+            continue
+        version, dated = found
+        if not dated:
+            following = [ln for ln in lines[below : below + 6] if ln.strip()][:2]
+            dated = any(_RELEASED.match(ln) for ln in following)
+        out.append((starts[i], version, dated))
+    return tuple(out)
+
+
+_HEADING_PIECES = [
+    "\n",
+    "\n\n",
+    "#",
+    "## ",
+    "===",
+    "-----",
+    "~~~",
+    "5.1",
+    "v2.0.1",
+    "Version ",
+    "Acme ",
+    " ",
+    "x",
+    " (2020-04-27)",
+    "Released 2020-04-27",
+    ":release-date: 2025-04-25",
+    "\t",
+    "²",
+    "[8.2.0] - ",
+]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from(_HEADING_PIECES), max_size=20).map("".join))
+def test_release_headings_are_the_line_by_line_tests(text: str) -> None:
+    """The headings found by substring search are those every line's tests found."""
+    assert versioning.headings.release_headings.__wrapped__(text) == _old_release_headings(text)
+
+
+@pytest.mark.parametrize("name", DEV_CORPORA)
+def test_release_headings_are_the_line_by_line_tests_on_the_dev_corpora(dev_data: DevData, name: str) -> None:
+    for text in dict.fromkeys(c["text"] for c in dev_data.corpus(name)):
+        assert versioning.headings.release_headings.__wrapped__(text) == _old_release_headings(text)

@@ -74,32 +74,36 @@ def heading_version(heading: str) -> tuple[str, bool] | None:
     return m.group(1), m.group("date") is not None
 
 
+#: the opening of an underline (what :data:`_UNDERLINE` matches) on the line after a
+#: newline; the regex opens with a literal, so the engine looks for it at C speed
+_UNDERLINE_OPENING = re.compile(r"\n([=\-~^\"'*+#_:.`])\1\1")
+_DIGIT = re.compile(r"\d")
+
+
 @lru_cache(maxsize=8192)
 def release_headings(text: str) -> tuple[tuple[int, str, bool], ...]:
     """The version headings in ``text``: ``(offset of the heading line, version, is a
     release)``; a release heading carries a date or has a "Released ..." line below it."""
-    if not any(ch.isdigit() for ch in text[:20000]):
-        return ()
-    lines = text.split("\n")
-    starts, at = [], 0
-    for line in lines:
-        starts.append(at)
-        at += len(line) + 1
     out: list[tuple[int, str, bool]] = []
-    for i, line in enumerate(lines):
+    for at in _heading_lines(text):
+        end = text.find("\n", at)
+        end = len(text) if end < 0 else end
+        line = text[at:end]
+        if not _DIGIT.search(line):
+            continue  # no version in it (heading_version's first test)
         candidate: str | None = None
-        below = i + 1
         md = _MARKDOWN.match(line) if line.startswith("#") else None
+        rest = _lines_below(text, end, 7)
         if md is not None:
-            candidate = md.group(1)
+            candidate, below = md.group(1), rest
         elif (
-            i + 1 < len(lines)
-            and lines[i + 1][:1] in _UNDERLINE_CHARS  # what the underline opens with, tested first
+            rest
+            and rest[0][:1] in _UNDERLINE_CHARS
             and line.strip()
-            and _UNDERLINE.match(lines[i + 1])
-            and len(lines[i + 1].rstrip()) >= len(line.strip())
+            and _UNDERLINE.match(rest[0])
+            and len(rest[0].rstrip()) >= len(line.strip())
         ):
-            candidate, below = line, i + 2
+            candidate, below = line, rest[1:]
         if candidate is None:
             continue
         found = heading_version(candidate)
@@ -107,10 +111,39 @@ def release_headings(text: str) -> tuple[tuple[int, str, bool], ...]:
             continue
         version, dated = found
         if not dated:
-            following = [ln for ln in lines[below : below + 6] if ln.strip()][:2]
+            following = [ln for ln in below[:6] if ln.strip()][:2]
             dated = any(_RELEASED.match(ln) for ln in following)
-        out.append((starts[i], version, dated))
+        out.append((at, version, dated))
+    if out and not any(ch.isdigit() for ch in text[:20000]):
+        return ()  # a text without a digit in its first 20,000 characters has none (the old early exit)
     return tuple(out)
+
+
+def _heading_lines(text: str) -> list[int]:
+    """The offsets, in order, of the lines of ``text`` that may be headings: a line that
+    opens with ``#`` (Markdown) and a line over one that opens with three of an underline's
+    characters (reST). Every other line fails :func:`release_headings`'s tests, so they are
+    found by substring search instead of a test per line."""
+    found = {text.rfind("\n", 0, m.start()) + 1 for m in _UNDERLINE_OPENING.finditer(text)}
+    if text.startswith("#"):
+        found.add(0)
+    i = text.find("\n#")
+    while i >= 0:
+        found.add(i + 1)
+        i = text.find("\n#", i + 1)
+    return sorted(found)
+
+
+def _lines_below(text: str, end: int, n: int) -> list[str]:
+    """The first ``n`` lines after the line that ends at ``end`` (fewer at the end of ``text``),
+    as ``text.split("\\n")`` gives them."""
+    out: list[str] = []
+    while end < len(text) and len(out) < n:
+        nxt = text.find("\n", end + 1)
+        nxt = len(text) if nxt < 0 else nxt
+        out.append(text[end + 1 : nxt])
+        end = nxt
+    return out
 
 
 @dataclass(frozen=True, slots=True)

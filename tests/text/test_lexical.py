@@ -224,6 +224,26 @@ def test_few_texts_are_counted_as_the_numpy_path_counts() -> None:
         assert (few_len == full_len).all()
 
 
+_GLUE_PIECES = ["sha", "SHA", "256", "1", "pypy", "3", "x", " ", "  ", "-", "_", ".", "\n", "sha256", "pypy3x"]
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(_GLUE_PIECES), max_size=14).map("".join), min_size=1, max_size=4))
+def test_few_texts_count_the_glued_bag(texts: list[str]) -> None:
+    """The list path counts each term as :func:`_glued_bag` does (a word, and a word of three
+    letters or more with digits glued on), wherever the word sits in the text."""
+    # five terms: a scan per term; eight: the text's words counted once (_BAG_TERMS)
+    terms = ["sha", "pypy", "x", "256", "3"] if len(texts) % 2 else ["sha", "pypy", "x", "256", "3", "1", "sha256", "y"]
+    cols = np.arange(len(texts))
+    counts, lengths = np.zeros((len(terms), len(texts))), np.zeros(len(texts))
+    lexical._count_few(texts, terms, counts, lengths, cols)
+    for col, text in enumerate(texts):
+        found = _WORD.findall(text.casefold())
+        bag = _glued_bag(found)
+        assert lengths[col] == len(found)
+        assert [counts[j, col] for j in range(len(terms))] == [bag[t] for t in terms], text
+
+
 # the fact patterns as they were before each opened with a lookahead of its first
 # characters (and dates were looked for only beside four digits): the same facts
 _OLD_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
