@@ -408,7 +408,7 @@ class Options:
         ),
     )
     rerank_fuse: float | None = field(
-        default=6.0,
+        default=12.0,
         metadata=_meta(
             _optional(_number(0)),
             "Weight of the incoming relevance order fused with the reranker's; `None`: the model alone.",
