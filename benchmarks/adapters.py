@@ -69,3 +69,27 @@ def with_models(record: dict[str, Any], budget: int) -> list[dict[str, Any]]:
         record["question"], record["candidates"], budget=budget, target_version=_version(record), reranker=m, embedder=m
     )
     return _out(res)
+
+
+def _with_models_fused(record: dict[str, Any], budget: int, fuse: float) -> list[dict[str, Any]]:
+    m = minilm()
+    res = assemble(
+        record["question"],
+        record["candidates"],
+        budget=budget,
+        target_version=_version(record),
+        reranker=m,
+        embedder=m,
+        rerank_fuse=fuse,
+    )
+    return _out(res)
+
+
+def with_models_fuse6(record: dict[str, Any], budget: int) -> list[dict[str, Any]]:
+    """:func:`with_models` at ``rerank_fuse=6`` (the default before; ``loco_fuse.py``)."""
+    return _with_models_fused(record, budget, 6.0)
+
+
+def with_models_fuse9(record: dict[str, Any], budget: int) -> list[dict[str, Any]]:
+    """:func:`with_models` at ``rerank_fuse=9`` (``loco_fuse.py``; 12, the default, is :func:`with_models`)."""
+    return _with_models_fused(record, budget, 9.0)
