@@ -1497,12 +1497,15 @@ EVAL_CAPTION_A = [
     md("""
 **What the plot shows.** 160 questions of four corpora (thick lines; thin lines: each
 corpus's 40). At every budget the assembled context holds the answer more often than the
-naive one (in this run 89% vs 49% at 800 tokens), and it does so without the other
-versions' answers, which the naive context shows more and more as the budget grows (28% of
+naive one (in this run 91% vs 49% at 800 tokens), and it does so nearly without the
+labelled wrong strings, which the naive context shows more and more as the budget grows (28% of
 the 83 questions with such a label at 800 tokens, 54% at 3,000). At 150 tokens the naive
 context is nearly empty: the retriever's first candidates are longer than the budget, while
-the assembler cuts a chunk to the passages that answer. With budget to spare (1,500 and
-3,000 tokens) a few assembled contexts show a labelled wrong string too: in this run it sat,
+the assembler cuts a chunk to the passages that answer. From 500 tokens one Celery
+question's assembled context shows its labelled wrong string: the same release's entry for
+the neighbouring setting (`event_queue_expires`, 60 s, beside the asked `event_queue_ttl`,
+5 s), which the match of "event queue" to both names ranks in beside the gold chunk. With
+budget to spare (1,500 and 3,000 tokens) a few more assembled contexts show one: in this run it sat,
 but for one Celery question (an older release's what's-new page), in a target-version chunk
 about another setting or scope, which a large budget lets in.
 
@@ -1516,7 +1519,11 @@ has the scored ones). The cell below checks the claims of this caption on every 
 answer, other = curves["answer_in_context"], curves["other_version_answer"]
 assert (answer["assembled"] > answer["naive"]).all(), "assembled holds the answer more often at every budget"
 assert answer.loc[800, "assembled"] - answer.loc[800, "naive"] >= 0.25
-assert (other.loc[:800, "assembled"] == 0).all() and (other.loc[300:, "naive"] > 0.1).all()
+# up to 800 tokens the one labelled wrong string an assembled context shows is ce-23's: the
+# same release's neighbouring setting (event_queue_expires beside the asked event_queue_ttl)
+small = rows[(rows.pipeline == "assembled") & (rows.budget <= 800) & rows["other-version answer"]]
+assert set(small["qid"]) <= {"ce-23"}, set(small["qid"])
+assert (other.loc[300:, "naive"] > 0.1).all()
 assert other["naive"].is_monotonic_increasing and answer.loc[150, "naive"] < 0.05
 print("answer in context at 800 tokens:", answer.loc[800].round(3).to_dict())
 print("other-version answer at 800 tokens:", other.loc[800].round(3).to_dict())
