@@ -457,26 +457,23 @@ def _count_ascii(texts: list[str], terms: list[str], counts: np.ndarray, lengths
         if not term.isascii():
             continue  # a non-ASCII term never occurs in ASCII text
         tb = term.encode("ascii")
-        if b"_" in tb:  # a run of an identifier's parts: by the regex, over the joined bytes
-            hits = _part_runs(joined, tb)
-            if hits:
-                owner = np.searchsorted(starts, np.asarray(hits, dtype=np.int64), side="right") - 1
-                counts[j, cols] = np.bincount(owner, minlength=len(encoded))
-            continue
-        pos = heads[first == tb[0]]
-        for k in range(1, len(tb)):  # the next bytes spell the term
-            if not pos.size:
-                break
-            pos = pos[arr[pos + k] == tb[k]]
-        if pos.size:  # then a space, or (where the term glues, :func:`_glues`) digits and a space
-            after = arr[pos + len(tb)]
-            ends = after == 32
-            if _glues(term):
-                for n in np.flatnonzero((after >= 48) & (after <= 57)).tolist():
-                    p = int(pos[n]) + len(tb)
-                    ends[n] = joined[p : joined.index(b" ", p)].isdigit()
-            pos = pos[ends]
-        if pos.size:
+        if b"_" in tb:  # a run of an identifier's parts, found in the joined bytes
+            pos = np.asarray(_part_runs(joined, tb), dtype=np.int64)
+        else:
+            pos = heads[first == tb[0]]
+            for k in range(1, len(tb)):  # the next bytes spell the term
+                if not pos.size:
+                    break
+                pos = pos[arr[pos + k] == tb[k]]
+            if pos.size:  # then a space, or (where the term glues, :func:`_glues`) digits and a space
+                after = arr[pos + len(tb)]
+                ends = after == 32
+                if _glues(term):
+                    for n in np.flatnonzero((after >= 48) & (after <= 57)).tolist():
+                        p = int(pos[n]) + len(tb)
+                        ends[n] = joined[p : joined.index(b" ", p)].isdigit()
+                pos = pos[ends]
+        if pos.size:  # each hit's text, by its offset
             owner = np.searchsorted(starts, pos, side="right") - 1
             counts[j, cols] = np.bincount(owner, minlength=len(encoded))
 
