@@ -188,6 +188,17 @@ def _splits_at_lines(encoding: Any) -> bool:
     return getattr(encoding, "_pat_str", None) in _LINE_SPLIT_PATTERNS
 
 
+def _tiktoken_counter(enc: Any, spec: object) -> CachedCounter:
+    """The counter of a tiktoken encoding (``spec``: what the caller named it by)."""
+    bound = letter_runs if getattr(enc, "name", None) in _LETTER_RUN_ENCODINGS else None
+    return CachedCounter(
+        lambda text: len(enc.encode(text, disallowed_special=())),
+        spec,
+        lower_bound=bound,
+        splits_at_lines=_splits_at_lines(enc),
+    )
+
+
 def get_counter(spec: object = None) -> CachedCounter:
     """A cached ``text -> token count`` function.
 
@@ -198,24 +209,11 @@ def get_counter(spec: object = None) -> CachedCounter:
     :raises ConfigError: ``spec`` is none of these.
     """
     if spec is None or isinstance(spec, str):
-        enc = tiktoken_encoding("cl100k_base" if spec is None else spec)
-        bound = letter_runs if enc.name in _LETTER_RUN_ENCODINGS else None
-        return CachedCounter(
-            lambda text: len(enc.encode(text, disallowed_special=())),
-            spec,
-            lower_bound=bound,
-            splits_at_lines=_splits_at_lines(enc),
-        )
+        return _tiktoken_counter(tiktoken_encoding("cl100k_base" if spec is None else spec), spec)
     encode = getattr(spec, "encode", None)
     if callable(encode):
         if type(spec).__module__.startswith("tiktoken"):
-            bound = letter_runs if getattr(spec, "name", None) in _LETTER_RUN_ENCODINGS else None
-            return CachedCounter(
-                lambda text: len(encode(text, disallowed_special=())),
-                spec,
-                lower_bound=bound,
-                splits_at_lines=_splits_at_lines(spec),
-            )
+            return _tiktoken_counter(spec, spec)
         # Hugging Face tokenizers add special tokens by default; the prompt has them once.
         try:
             encode("probe", add_special_tokens=False)
