@@ -1,8 +1,9 @@
 import pytest
 
-from ctxassembly import ChunkError, ConfigError, Relevance
+from ctxassembly import Assembler, ChunkError, ConfigError, Relevance
 from ctxassembly.ledger import Given
 from ctxassembly.stages.relevance import SIGNALS
+from ctxassembly.stages.version import VersionFilter
 from tests.conftest import chunks, context, fates
 
 pytestmark = pytest.mark.unit
@@ -114,3 +115,29 @@ def test_the_names_of_markup_roles_are_not_words_of_the_content():
     cs = chunks(("index", index), ("answer", answer), ("other", other))
     out = Relevance(weights={"lexical": 1}).run(cs, context(question))
     assert out[0].id == "answer"
+
+
+def _release_and_entry(labels: bool) -> list[dict[str, object]]:
+    texts = {
+        "changelog": "5.5.0\n=====\n\n:release-date: 2025-03-31\n\n"
+        "- Redis: the visibility timeout of the broker is read from the transport options.",
+        "redis": "Visibility Timeout\n------------------\n\nThe default visibility timeout for Redis is 1 hour.",
+        "caveats": "Caveats\n=======\n\nA task not acknowledged within the visibility timeout is redelivered.",
+        "sqs": "Options\n=======\n\nRegion\n------\n\nThe SQS visibility timeout is 30 minutes.",
+    }
+    return [
+        {"id": d, "text": t, "score": 0.5, **({"version": "5.5", "title": d} if labels else {})}
+        for d, t in texts.items()
+    ]
+
+
+@pytest.mark.parametrize(("labels", "first"), [(True, "redis"), (False, "changelog")])
+def test_the_target_version_is_no_name_to_define(labels: bool, first: str) -> None:
+    # "5.5" names only the release heading "5.5.0" among the names chunks define; with the
+    # versions on the labels the version stage has already chosen 5.5, so the entry that
+    # defines the visibility timeout ranks first. With text only the number is kept: it is
+    # the one hint of which passages are 5.5's.
+    q = "In Celery 5.5, what is the default visibility timeout when Redis is the broker?"
+    a = Assembler(stages=[VersionFilter(), Relevance(weights={"define": 1})])
+    res = a.run(q, _release_and_entry(labels), budget=1000, target_version="5.5")
+    assert res.chunks[0].id == first

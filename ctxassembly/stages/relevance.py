@@ -14,6 +14,7 @@ them; ``"drop"`` removes them (reason ``missing_score``); ``"error"`` raises.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from ctxassembly.chunk import Chunk
@@ -41,7 +42,9 @@ class Relevance(StageBase):
         ``score`` (the chunk's score), ``lexical`` (BM25 of the question over title,
         section and text) and ``define`` (BM25 of the question over the names the chunk
         defines: headings, directive arguments, definition terms, first table cells,
-        with word rarity from the whole texts). ``{"score": 1}`` ranks by score alone.
+        with word rarity from the whole texts; without the target version the question
+        names, when most chunks' versions come from their labels). ``{"score": 1}``
+        ranks by score alone.
         Default: order 1, lexical 2, define 2 (chosen leave-one-corpus-out, re-checked on five corpora).
     :param rrf_k: the reciprocal-rank constant: ``sum(w / (rrf_k + rank))``. A small one
         trusts the head of each list more (the default 60 is measured in benchmarks/README.md).
@@ -51,7 +54,7 @@ class Relevance(StageBase):
     """
 
     name = "relevance"
-    reads = frozenset({"retriever_score"})
+    reads = frozenset({"retriever_score", "target_version", "version"})
     writes = frozenset({"rank", "retriever_score"})
 
     def __init__(
@@ -135,9 +138,34 @@ class Relevance(StageBase):
             # BM25 of the question over the names each chunk defines (headings, directive
             # arguments, definition terms, first table cells): the chunk that defines the
             # option the question names outranks the many that merely mention it
-            # (word rarity from the whole texts: a word every chunk uses weighs nothing)
+            # (word rarity from the whole texts: a word every chunk uses weighs nothing).
+            # The target version the question names is no name to look for (see
+            # _without_target).
             texts = [c.text for c in live]
-            scores = Lexical([definitions(t) for t in texts], idf_from=texts).scores(ctx.question)
+            query = _without_target(ctx.question, live, ctx)
+            scores = Lexical([definitions(t) for t in texts], idf_from=texts).scores(query)
             return [s if s > 0 else None for s in scores]
         texts = [" ".join(filter(None, (c.title, c.section, without_markup(c.text)))) for c in live]
         return list(Lexical(texts).scores(ctx.question))
+
+
+#: where a chunk's version was read from when it is one of its labels, not a guess from its text
+_LABELLED = frozenset({"field", "path", "title"})
+
+
+def _without_target(question: str, live: list[Chunk], ctx: Context) -> str:
+    """``question`` without the target version it names, for the names chunks define.
+
+    Among headings the number names only release notes and changelogs ("5.5" in "5.5.0",
+    "23.12" in "23.12.1"), which then outrank the entry that defines what the question
+    asks about; the version stage already chose the chunks of that version. Only when
+    most chunks' versions come from their labels: with text alone the number is what
+    tells the version's own passages (measured: benchmarks/README.md)."""
+    target = ctx.ledger.call.target_version
+    if not target or target not in question:
+        return question
+    ledger = ctx.ledger
+    labelled = sum(1 for c in live if (v := ledger[c.index].version) is not None and v.source in _LABELLED)
+    if 2 * labelled < len(live):
+        return question
+    return re.sub(rf"(?<![\w.]){re.escape(target)}(?!\w|\.\d)", " ", question)
