@@ -143,7 +143,8 @@ def test_frozen_meta_lookups_are_the_mappings():
 def test_the_fast_builds_set_every_field_as_the_constructor_does():
     # from_dict and evolve set a Chunk's slots directly, the ledger a Facts' and the report
     # a bulk Decision's: each must equal what the dataclass's own constructor builds
-    from dataclasses import fields
+    import pickle
+    from dataclasses import FrozenInstanceError, fields
 
     from ctxassembly.kinds import Reason
     from ctxassembly.ledger import _EMPTY, Facts, _replaced
@@ -153,7 +154,13 @@ def test_the_fast_builds_set_every_field_as_the_constructor_does():
     values = {f.name: f"v_{f.name}" for f in fields(Chunk)} | {"score": 0.5, "start": 1, "end": 2, "index": 3}
     whole = Chunk(**{**values, "meta": meta})
     data = {**{k: v for k, v in values.items() if k not in ("index", "meta")}, "k": 1}
-    assert Chunk.from_dict(data, index=3) == whole
+    built = Chunk.from_dict(data, index=3)
+    assert built == whole
+    assert type(built) is Chunk  # a Chunk, no twin of one
+    assert hash(built) == hash(whole)
+    with pytest.raises(FrozenInstanceError):
+        built.id = "x"  # type: ignore[misc]  # frozen, like any Chunk
+    assert pickle.loads(pickle.dumps(built)) == whole
     other = Chunk("x", "y", meta=FrozenMeta({"j": 2}), index=9)
     assert other.evolve(**{**values, "meta": meta}) == whole
     assert type(whole.evolve()) is Chunk
