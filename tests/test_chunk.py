@@ -147,7 +147,7 @@ def test_the_fast_builds_set_every_field_as_the_constructor_does():
     from dataclasses import FrozenInstanceError, fields
 
     from ctxassembly.kinds import Reason
-    from ctxassembly.ledger import _EMPTY, Facts, _replaced
+    from ctxassembly.ledger import _EMPTY, Call, Facts, _replaced, _replaced_call
     from ctxassembly.report import Decision, _decision
 
     meta = FrozenMeta({"k": 1})
@@ -167,6 +167,13 @@ def test_the_fast_builds_set_every_field_as_the_constructor_does():
     facts = {f.name: object() for f in fields(Facts)}
     assert _replaced(_EMPTY, facts) == Facts(**facts)
     assert _replaced(Facts(**facts), {}) == Facts(**facts)
+    assert type(_replaced(_EMPTY, facts)) is Facts
+    call = {f.name: object() for f in fields(Call)}
+    assert _replaced_call(Call(), call) == Call(**call)
+    assert _replaced_call(Call(**call), {}) == Call(**call)
+    assert type(_replaced_call(Call(), {})) is Call
+    with pytest.raises(TypeError, match="nope"):
+        _replaced_call(Call(), {"nope": 1})
     assert _decision(4, "a", "depth", Reason.BEYOND_HORIZON, {"rank": 1}) == Decision(
         4, "a", "depth", Reason.BEYOND_HORIZON, {"rank": 1}
     )
