@@ -264,7 +264,7 @@ def _from_mapping(
     if start is not None and end is not None and end < start:
         raise ChunkError(f"end {shown(end)} is before start {shown(start)}", field="end", chunk=repr(chunk_id))
     given_meta = get("meta")
-    meta = _other_keys(data)
+    meta = {k: v for k, v in data.items() if k not in _FIELD_NAMES}  # the other keys, in the caller's order
     if given_meta:
         if not isinstance(given_meta, Mapping):
             raise ChunkError(f"expected a mapping, got {type(given_meta).__name__}", field="meta", chunk=repr(chunk_id))
@@ -302,21 +302,6 @@ _FIELD_NAMES = frozenset(f.name for f in fields(Chunk))
 def _odd(value: object) -> bool:
     """A label value that is there but no plain string (one :func:`_check_str` coerced)."""
     return value is not None and type(value) is not str
-
-
-def _other_keys(data: Mapping[str, Any]) -> dict[str, Any]:
-    """The keys of ``data`` that are no field, with their values, in the caller's order (a
-    fresh dict). A set difference finds them at C speed; only two or more need the walk
-    over every key to keep their order (a record has ten fields and one or two others)."""
-    if type(data) is not dict:
-        return {k: v for k, v in data.items() if k not in _FIELD_NAMES}
-    extra = data.keys() - _FIELD_NAMES
-    if not extra:
-        return {}
-    if len(extra) == 1:
-        (key,) = extra
-        return {key: data[key]}
-    return {k: v for k, v in data.items() if k in extra}
 
 
 def _plain_id(value: object) -> bool:

@@ -191,13 +191,6 @@ def test_coerced_notes_are_those_of_a_pass_over_the_label_fields(items):
     assert [(n["event"], n["index"], n["field"], n["got"]) for n in report.notes] == expected
 
 
-@given(st.dictionaries(st.sampled_from([*LABEL_FIELDS, "text", "score", "meta", "index", "a", "b", "c"]), st.none()))
-def test_other_keys_keeps_the_callers_order(data):
-    from ctxassembly.chunk import _FIELD_NAMES, _other_keys
-
-    assert list(_other_keys(data).items()) == [(k, v) for k, v in data.items() if k not in _FIELD_NAMES]
-
-
 def test_question_must_be_a_string():
     with pytest.raises(ConfigError, match="question must be a str"):
         assemble(None, [], budget=10)  # type: ignore[arg-type]

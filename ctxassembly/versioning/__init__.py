@@ -395,6 +395,8 @@ def _field(c: Chunk, keys: Sequence[str]) -> tuple[str | None, str | None]:
     if c.version:
         return c.version, "version"
     meta = c.meta._data
+    if not meta:
+        return None, None  # a text-only candidate: no key to try
     for key in keys:
         value = meta.get(key)
         if (
