@@ -174,6 +174,12 @@ def test_the_fast_builds_set_every_field_as_the_constructor_does():
     assert type(_replaced_call(Call(), {})) is Call
     with pytest.raises(TypeError, match="nope"):
         _replaced_call(Call(), {"nope": 1})
+    from ctxassembly.versioning import Resolved, _resolved
+
+    resolved = {f.name: object() for f in fields(Resolved)}
+    assert _resolved(**resolved) == Resolved(**resolved)
+    assert _resolved() == Resolved()
+    assert type(_resolved()) is Resolved
     assert _decision(4, "a", "depth", Reason.BEYOND_HORIZON, {"rank": 1}) == Decision(
         4, "a", "depth", Reason.BEYOND_HORIZON, {"rank": 1}
     )
