@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ctxassembly import pipeline
-from ctxassembly.chunk import LABEL_FIELDS, Chunk
+from ctxassembly.chunk import Chunk, _from_mapping
 from ctxassembly.errors import ChunkError, ConfigError
 from ctxassembly.kinds import Reason
 from ctxassembly.options import Options
@@ -60,17 +60,18 @@ def to_chunks(items: Iterable[Chunk | Mapping[str, Any]], report: Report | None 
     if not isinstance(items, Iterable):
         raise ChunkError(f"expected an iterable of chunks, got {type(items).__name__}", field="chunks", chunk="<all>")
     out = []
-    from_dict = Chunk.from_dict
+    coerced: list[tuple[str, str]] = []  # the label fields _from_mapping coerced, per item
     for i, item in enumerate(items):
+        coerced.clear()
         try:
             if type(item) is dict:  # the common case first: the ABC check below costs more than the build
-                c = from_dict(item, index=i)
+                c = _from_mapping(Chunk, item, i, coerced)
             elif isinstance(item, Chunk):
                 if not isinstance(item.text, str):
                     raise ChunkError(f"expected str, got {type(item.text).__name__}", field="text", chunk=repr(item.id))
                 c = item.evolve(index=i)
             elif isinstance(item, Mapping):
-                c = Chunk.from_dict(item, index=i)
+                c = _from_mapping(Chunk, item, i, coerced)
             else:
                 raise ChunkError(
                     f"expected a Chunk or a mapping, got {type(item).__name__}", field="<chunk>", chunk=f"at index {i}"
@@ -85,12 +86,9 @@ def to_chunks(items: Iterable[Chunk | Mapping[str, Any]], report: Report | None 
         if report is not None and _is_blank(c.text):
             report.drop_index(i, c.id, "input", Reason.EMPTY, chars=len(c.text))
             continue
-        if report is not None and (type(item) is dict or isinstance(item, Mapping)):
-            get = item.get
-            for name in LABEL_FIELDS:
-                raw = get(name)
-                if raw is not None and type(raw) is not str:
-                    report.note("input", "coerced", id=c.id, index=i, field=name, got=type(raw).__name__)
+        if report is not None:
+            for name, got in coerced:
+                report.note("input", "coerced", id=c.id, index=i, field=name, got=got)
         out.append(c)
     return out
 

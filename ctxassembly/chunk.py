@@ -110,74 +110,7 @@ class Chunk:
         :raises ChunkError: a missing or wrong-typed field, naming the field and the
             chunk id (or its index when it has no usable id).
         """
-        # Well-typed plain values take the fast path (exact type tests, one dict copy for
-        # the metadata); anything else goes through the checks that explain the problem.
-        if type(data) is not dict and not isinstance(data, Mapping):
-            where = _where(data, index)
-            raise ChunkError(f"expected a mapping, got {type(data).__name__}", field="<chunk>", chunk=where)
-        get = data.get
-        text = get("text")
-        if type(text) is not str:
-            if text is None:
-                raise ChunkError("missing (expected a string)", field="text", chunk=_where(data, index))
-            if isinstance(text, bytes):
-                raise ChunkError(
-                    "got bytes; decode it first, e.g. text.decode('utf-8')", field="text", chunk=_where(data, index)
-                )
-            if not isinstance(text, str):
-                raise ChunkError(f"expected str, got {type(text).__name__}", field="text", chunk=_where(data, index))
-        raw_id = get("id")
-        if type(raw_id) is str:
-            chunk_id = raw_id
-        elif raw_id is None:
-            if index is None:
-                raise ChunkError("missing (expected a string)", field="id", chunk=_where(data, index))
-            chunk_id = f"#{index}"
-        elif _plain_id(raw_id):
-            chunk_id = str.__str__(raw_id) if isinstance(raw_id, str) else str(int(raw_id))
-        else:
-            raise ChunkError(f"expected str, got {type(raw_id).__name__}", field="id", chunk=_where(data, index))
-        score = get("score")
-        if not (type(score) is float and math.isfinite(score)):
-            score = _check_score(score, chunk_id)
-        doc_id, title, section, version, date = get("doc_id"), get("title"), get("section"), get("version"), get("date")
-        if not (
-            (doc_id is None or type(doc_id) is str)
-            and (title is None or type(title) is str)
-            and (section is None or type(section) is str)
-            and (version is None or type(version) is str)
-            and (date is None or type(date) is str)
-        ):
-            strs = (doc_id, title, section, version, date)
-            doc_id, title, section, version, date = (
-                v if v is None else _check_str(name, v, chunk_id) for name, v in zip(_STR_FIELDS, strs, strict=True)
-            )
-        start, end = get("start"), get("end")
-        if not (
-            (start is None or (type(start) is int and start >= 0))  # the fast test, then the full one
-            and (end is None or (type(end) is int and end >= 0))
-        ):
-            _check_offsets(start, end, chunk_id)
-        if start is not None and end is not None and end < start:
-            raise ChunkError(f"end {shown(end)} is before start {shown(start)}", field="end", chunk=repr(chunk_id))
-        given_meta = get("meta")
-        meta = {k: v for k, v in data.items() if k not in _FIELD_NAMES}  # the other keys, in the caller's order
-        if given_meta:
-            if not isinstance(given_meta, Mapping):
-                raise ChunkError(
-                    f"expected a mapping, got {type(given_meta).__name__}", field="meta", chunk=repr(chunk_id)
-                )
-            meta.update(given_meta)
-        if not meta:
-            frozen = _NO_META  # the common record: nothing but known fields
-        else:
-            for key in meta:
-                if type(key) is not str:
-                    _check_meta(meta, chunk_id)
-            frozen = FrozenMeta._wrap(meta)
-        if cls is Chunk:  # every value checked and the metadata frozen: set the slots directly
-            return _built(chunk_id, text, score, doc_id, title, section, version, date, start, end, frozen, index)
-        return cls(chunk_id, text, score, doc_id, title, section, version, date, start, end, frozen, index)
+        return _from_mapping(cls, data, index, None)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (the inverse of :meth:`from_dict`)."""
@@ -230,23 +163,18 @@ class Chunk:
         )
 
 
+class _Unfrozen:
+    """A :class:`Chunk` under construction: the same slots in the same order, without the
+    frozen dataclass's ``__setattr__``, so :func:`_built` sets each field with a plain
+    attribute store and then makes the object the Chunk it already is in memory
+    (``__class__`` may be assigned between classes of one slot layout). A store costs a
+    twelfth of a call to a slot's ``__set__``, and a call builds a chunk for every
+    candidate (a test checks that every field is set as the constructor sets it)."""
+
+    __slots__ = Chunk.__slots__
+
+
 _new = object.__new__
-# the slots' own setters (a frozen dataclass refuses ``setattr``; a test checks every field is set)
-_SLOT_ORDER = ("id", "text", "score", "doc_id", "title", "section", "version", "date", "start", "end", "meta", "index")
-(
-    _set_id,
-    _set_text,
-    _set_score,
-    _set_doc_id,
-    _set_title,
-    _set_section,
-    _set_version,
-    _set_date,
-    _set_start,
-    _set_end,
-    _set_meta,
-    _set_index,
-) = (Chunk.__dict__[name].__set__ for name in _SLOT_ORDER)
 
 
 def _built(  # noqa: PLR0917 - the fields in order, as the constructor takes them
@@ -263,28 +191,117 @@ def _built(  # noqa: PLR0917 - the fields in order, as the constructor takes the
     meta: FrozenMeta,
     index: int | None,
 ) -> Chunk:
-    """``Chunk(...)`` of values already checked, ``meta`` a :class:`FrozenMeta`, at half
-    the cost: the frozen dataclass's ``__init__`` sets each field through
-    ``object.__setattr__`` and then runs ``__post_init__``, here each slot is set directly
-    (a call builds a chunk for every candidate and copies every one it relabels)."""
-    c: Chunk = _new(Chunk)
-    _set_id(c, id)
-    _set_text(c, text)
-    _set_score(c, score)
-    _set_doc_id(c, doc_id)
-    _set_title(c, title)
-    _set_section(c, section)
-    _set_version(c, version)
-    _set_date(c, date)
-    _set_start(c, start)
-    _set_end(c, end)
-    _set_meta(c, meta)
-    _set_index(c, index)
-    return c
+    """``Chunk(...)`` of values already checked, ``meta`` a :class:`FrozenMeta`, at a
+    fraction of the cost: the frozen dataclass's ``__init__`` sets each field through
+    ``object.__setattr__`` and then runs ``__post_init__``, here each slot is stored
+    directly (:class:`_Unfrozen`)."""
+    c: Any = _new(_Unfrozen)
+    c.id = id
+    c.text = text
+    c.score = score
+    c.doc_id = doc_id
+    c.title = title
+    c.section = section
+    c.version = version
+    c.date = date
+    c.start = start
+    c.end = end
+    c.meta = meta
+    c.index = index
+    c.__class__ = Chunk
+    chunk: Chunk = c
+    return chunk
+
+
+def _from_mapping(
+    cls: type[Chunk], data: Mapping[str, Any], index: int | None, coerced: list[tuple[str, str]] | None
+) -> Chunk:
+    """:meth:`Chunk.from_dict`; with a ``coerced`` list, each label field whose value was
+    not a plain string is appended to it as (field, the value's type name), in
+    :data:`LABEL_FIELDS` order: what :func:`~ctxassembly.assembler.to_chunks` notes, found
+    here where the values are checked anyway instead of by a second pass over the fields."""
+    # Well-typed plain values take the fast path (exact type tests, one dict copy for
+    # the metadata); anything else goes through the checks that explain the problem.
+    if type(data) is not dict and not isinstance(data, Mapping):
+        where = _where(data, index)
+        raise ChunkError(f"expected a mapping, got {type(data).__name__}", field="<chunk>", chunk=where)
+    get = data.get
+    text = get("text")
+    if type(text) is not str:
+        if text is None:
+            raise ChunkError("missing (expected a string)", field="text", chunk=_where(data, index))
+        if isinstance(text, bytes):
+            raise ChunkError(
+                "got bytes; decode it first, e.g. text.decode('utf-8')", field="text", chunk=_where(data, index)
+            )
+        if not isinstance(text, str):
+            raise ChunkError(f"expected str, got {type(text).__name__}", field="text", chunk=_where(data, index))
+    raw_id = get("id")
+    chunk_id = raw_id if type(raw_id) is str else _odd_id(raw_id, data, index, coerced)
+    score = get("score")
+    if not (type(score) is float and math.isfinite(score)):
+        score = _check_score(score, chunk_id)
+    doc_id, title, section, version, date = get("doc_id"), get("title"), get("section"), get("version"), get("date")
+    if not (
+        (doc_id is None or type(doc_id) is str)
+        and (title is None or type(title) is str)
+        and (section is None or type(section) is str)
+        and (version is None or type(version) is str)
+        and (date is None or type(date) is str)
+    ):
+        strs = (doc_id, title, section, version, date)
+        doc_id, title, section, version, date = (
+            v if v is None else _check_str(name, v, chunk_id) for name, v in zip(_STR_FIELDS, strs, strict=True)
+        )
+        if coerced is not None:
+            coerced += ((name, type(v).__name__) for name, v in zip(_STR_FIELDS, strs, strict=True) if _odd(v))
+    start, end = get("start"), get("end")
+    if not (
+        (start is None or (type(start) is int and start >= 0))  # the fast test, then the full one
+        and (end is None or (type(end) is int and end >= 0))
+    ):
+        _check_offsets(start, end, chunk_id)
+    if start is not None and end is not None and end < start:
+        raise ChunkError(f"end {shown(end)} is before start {shown(start)}", field="end", chunk=repr(chunk_id))
+    given_meta = get("meta")
+    meta = {k: v for k, v in data.items() if k not in _FIELD_NAMES}  # the other keys, in the caller's order
+    if given_meta:
+        if not isinstance(given_meta, Mapping):
+            raise ChunkError(f"expected a mapping, got {type(given_meta).__name__}", field="meta", chunk=repr(chunk_id))
+        meta.update(given_meta)
+    if not meta:
+        frozen = _NO_META  # the common record: nothing but known fields
+    else:
+        for key in meta:
+            if type(key) is not str:
+                _check_meta(meta, chunk_id)
+        frozen = FrozenMeta._wrap(meta)
+    if cls is Chunk:  # every value checked and the metadata frozen: set the slots directly
+        return _built(chunk_id, text, score, doc_id, title, section, version, date, start, end, frozen, index)
+    return cls(chunk_id, text, score, doc_id, title, section, version, date, start, end, frozen, index)
+
+
+def _odd_id(raw_id: object, data: Mapping[str, Any], index: int | None, coerced: list[tuple[str, str]] | None) -> str:
+    """The id of a record whose ``id`` is no plain str: ``#index`` for none, a str
+    subclass or a short int as its string (noted in ``coerced``)."""
+    if raw_id is None:
+        if index is None:
+            raise ChunkError("missing (expected a string)", field="id", chunk=_where(data, index))
+        return f"#{index}"
+    if not _plain_id(raw_id):
+        raise ChunkError(f"expected str, got {type(raw_id).__name__}", field="id", chunk=_where(data, index))
+    if coerced is not None:
+        coerced.append(("id", type(raw_id).__name__))
+    return str.__str__(raw_id) if isinstance(raw_id, str) else str(int(raw_id))  # type: ignore[call-overload]
 
 
 _NO_META = FrozenMeta()  # immutable, so one empty instance serves every chunk without metadata
 _FIELD_NAMES = frozenset(f.name for f in fields(Chunk))
+
+
+def _odd(value: object) -> bool:
+    """A label value that is there but no plain string (one :func:`_check_str` coerced)."""
+    return value is not None and type(value) is not str
 
 
 def _plain_id(value: object) -> bool:

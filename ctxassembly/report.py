@@ -51,8 +51,9 @@ class Decision:
         }
 
 
-#: a bulk drop's fate until it is read: (chunk id, stage, reason, detail)
-_Pending = tuple[str, str, Reason, dict[str, Any]]
+#: a bulk drop's fate until it is read: (chunk id, stage, reason, detail), the detail of a
+#: ranked drop (:meth:`Report.drop_ranked`) as (rank, the rest of it)
+_Pending = tuple[str, str, Reason, "dict[str, Any] | tuple[int, dict[str, Any]]"]
 
 
 class Mark(NamedTuple):
@@ -126,6 +127,19 @@ class Report:
             else:
                 fates[index] = (chunk.id, stage, reason, detail)
 
+    def drop_ranked(self, chunks: Sequence[Chunk], stage: str, reason: Reason, first: int, **rest: Any) -> None:
+        """:meth:`drop_all` where the chunks are a ranking's tail from rank ``first`` on:
+        each chunk's detail is ``{"rank": its rank, **rest}``, made when the fate is read
+        (the depth and the horizon drop most of a long list; a caller reading only the
+        context never reads those fates, and a pass the pipeline rolls back forgets them)."""
+        fates = self._fates
+        for rank, chunk in enumerate(chunks, first):
+            index = chunk.index
+            if index is None or index in fates:
+                self._set(Decision(_index(chunk), chunk.id, stage, reason, {"rank": rank, **rest}))  # raises
+            else:
+                fates[index] = (chunk.id, stage, reason, (rank, rest))
+
     def drop_index(self, index: int, chunk_id: str, stage: str, reason: Reason | str, **detail: Any) -> None:
         self._set(Decision(index, chunk_id, stage, _reason(reason), detail))
 
@@ -165,7 +179,11 @@ class Report:
         fate = self._fates[index]
         if isinstance(fate, Decision):
             return fate
-        made = self._fates[index] = _decision(index, *fate)
+        chunk_id, stage, reason, detail = fate
+        if isinstance(detail, tuple):  # a ranked drop's (rank, the rest)
+            rank, rest = detail
+            detail = {"rank": rank, **rest}
+        made = self._fates[index] = _decision(index, chunk_id, stage, reason, detail)
         return made
 
     # -- reading ------------------------------------------------------------------------

@@ -6,9 +6,14 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from ctxassembly import Assembler, Chunk, ChunkError, ConfigError, assemble
+from ctxassembly.assembler import to_chunks
+from ctxassembly.chunk import LABEL_FIELDS
 from ctxassembly.data import SAMPLE_QUESTIONS, retriever
+from ctxassembly.report import Report
 from ctxassembly.text.lexical import normalize
 from ctxassembly.tokens import get_counter
 
@@ -142,6 +147,48 @@ def test_label_values_are_coerced_where_the_intent_is_clear():
     coerced = {n["field"]: n["got"] for n in result.report.notes if n["event"] == "coerced"}
     assert coerced == {"id": "int", "doc_id": "PosixPath", "title": "int", "version": "list", "date": "date"}
     assert odd["doc_id"] == Path("docs/retry.md")  # the caller's dict is untouched
+
+
+class _Label(str):
+    """A str subclass: carried as the string it is, and noted as coerced."""
+
+
+_LABEL_VALUES = st.one_of(
+    st.none(),
+    st.text(min_size=1, max_size=6),
+    st.integers(-(10**6), 10**6),
+    st.floats(allow_nan=False, allow_infinity=False, width=32),
+    st.builds(Path, st.sampled_from(["docs/a.md", "v2/b.txt"])),
+    st.dates(),
+    st.lists(st.text(min_size=1, max_size=4), min_size=1, max_size=2),
+    st.builds(_Label, st.text(min_size=1, max_size=4)),
+    st.just(b"bytes"),
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.fixed_dictionaries(
+            {"text": st.sampled_from(["Retry limit is 5.", "   "])},
+            optional=dict.fromkeys(LABEL_FIELDS, _LABEL_VALUES) | {"tag": st.text(max_size=3)},
+        ),
+        max_size=4,
+    )
+)
+def test_coerced_notes_are_those_of_a_pass_over_the_label_fields(items):
+    """The notes ``to_chunks`` takes from the build are the ones a second pass over each
+    built item's label fields gives (what it did before): a value there that is no plain str."""
+    report = Report()
+    built = {c.index for c in to_chunks(items, report)}
+    expected = [
+        ("coerced", i, name, type(item[name]).__name__)
+        for i, item in enumerate(items)
+        if i in built
+        for name in LABEL_FIELDS
+        if item.get(name) is not None and type(item[name]) is not str
+    ]
+    assert [(n["event"], n["index"], n["field"], n["got"]) for n in report.notes] == expected
 
 
 def test_question_must_be_a_string():

@@ -143,23 +143,43 @@ def test_frozen_meta_lookups_are_the_mappings():
 def test_the_fast_builds_set_every_field_as_the_constructor_does():
     # from_dict and evolve set a Chunk's slots directly, the ledger a Facts' and the report
     # a bulk Decision's: each must equal what the dataclass's own constructor builds
-    from dataclasses import fields
+    import pickle
+    from dataclasses import FrozenInstanceError, fields
 
     from ctxassembly.kinds import Reason
-    from ctxassembly.ledger import _EMPTY, Facts, _replaced
+    from ctxassembly.ledger import _EMPTY, Call, Facts, _replaced, _replaced_call
     from ctxassembly.report import Decision, _decision
 
     meta = FrozenMeta({"k": 1})
     values = {f.name: f"v_{f.name}" for f in fields(Chunk)} | {"score": 0.5, "start": 1, "end": 2, "index": 3}
     whole = Chunk(**{**values, "meta": meta})
     data = {**{k: v for k, v in values.items() if k not in ("index", "meta")}, "k": 1}
-    assert Chunk.from_dict(data, index=3) == whole
+    built = Chunk.from_dict(data, index=3)
+    assert built == whole
+    assert type(built) is Chunk  # a Chunk, no twin of one
+    assert hash(built) == hash(whole)
+    with pytest.raises(FrozenInstanceError):
+        built.id = "x"  # type: ignore[misc]  # frozen, like any Chunk
+    assert pickle.loads(pickle.dumps(built)) == whole
     other = Chunk("x", "y", meta=FrozenMeta({"j": 2}), index=9)
     assert other.evolve(**{**values, "meta": meta}) == whole
     assert type(whole.evolve()) is Chunk
     facts = {f.name: object() for f in fields(Facts)}
     assert _replaced(_EMPTY, facts) == Facts(**facts)
     assert _replaced(Facts(**facts), {}) == Facts(**facts)
+    assert type(_replaced(_EMPTY, facts)) is Facts
+    call = {f.name: object() for f in fields(Call)}
+    assert _replaced_call(Call(), call) == Call(**call)
+    assert _replaced_call(Call(**call), {}) == Call(**call)
+    assert type(_replaced_call(Call(), {})) is Call
+    with pytest.raises(TypeError, match="nope"):
+        _replaced_call(Call(), {"nope": 1})
+    from ctxassembly.versioning import Resolved, _resolved
+
+    resolved = {f.name: object() for f in fields(Resolved)}
+    assert _resolved(**resolved) == Resolved(**resolved)
+    assert _resolved() == Resolved()
+    assert type(_resolved()) is Resolved
     assert _decision(4, "a", "depth", Reason.BEYOND_HORIZON, {"rank": 1}) == Decision(
         4, "a", "depth", Reason.BEYOND_HORIZON, {"rank": 1}
     )

@@ -399,3 +399,21 @@ def test_drop_all_records_each_fate_and_refuses_a_second_one():
     ]
     with pytest.raises(RuntimeError, match="already has a fate"):
         ctx.report.drop_all(cs[:1], "depth", Reason.BEYOND_HORIZON, [{}])
+
+
+def test_drop_ranked_gives_each_chunk_its_rank_first_in_a_detail_of_its_own():
+    ctx = context()
+    cs = chunks(("a", "x"), ("b", "y"), ("c", "z"))
+    ctx.report.drop_ranked(cs[:2], "depth", Reason.BEYOND_HORIZON, 7, depth=16000, head=7)
+    a, b = ctx.report.fate(0), ctx.report.fate(1)
+    assert (a.id, a.stage, a.reason, list(a.detail.items())) == (
+        "a",
+        "depth",
+        "beyond_horizon",
+        [("rank", 7), ("depth", 16000), ("head", 7)],
+    )
+    assert b.detail == {"rank": 8, "depth": 16000, "head": 7}
+    assert a.detail is not b.detail
+    assert ctx.report.fate(0) is a  # made once, when first read
+    with pytest.raises(RuntimeError, match="already has a fate"):
+        ctx.report.drop_ranked(cs[1:], "horizon", Reason.BEYOND_HORIZON, 0)

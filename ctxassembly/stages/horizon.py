@@ -82,8 +82,7 @@ class Horizon(StageBase):
         if cut == len(chunks):
             return chunks
         horizon = round(limit)
-        details = ({"rank": rank, "horizon": horizon, "head": cut} for rank in range(cut, len(chunks)))
-        ctx.report.drop_all(chunks[cut:], self.name, Reason.BEYOND_HORIZON, details)
+        ctx.report.drop_ranked(chunks[cut:], self.name, Reason.BEYOND_HORIZON, cut, horizon=horizon, head=cut)
         ctx.report.note(self.name, "cut", head=cut, of=len(chunks), horizon_tokens=horizon, widened=state.widened)
         return chunks[:cut]
 
@@ -145,8 +144,8 @@ class Depth(StageBase):
         if cut == len(order):
             return chunks
         depth = round(limit)
-        details = ({"rank": rank, "depth": depth, "head": cut} for rank in range(cut, len(order)))
-        ctx.report.drop_all([chunks[i] for i in order[cut:]], self.name, Reason.BEYOND_HORIZON, details)
+        beyond = [chunks[i] for i in order[cut:]]
+        ctx.report.drop_ranked(beyond, self.name, Reason.BEYOND_HORIZON, cut, depth=depth, head=cut)
         ctx.report.note(self.name, "cut", head=cut, of=len(chunks), depth_tokens=depth, widened=ctx.ledger.call.widened)
         kept = sorted(order[:cut])
         return [chunks[i] for i in kept]

@@ -447,11 +447,15 @@ class VersionFilter(StageBase):
         ctx: Context,
         headed: dict[int, str] | None = None,
     ) -> list[Chunk]:
-        """Drop (or label) the other-version chunks; label the kept ones with their provenance."""
+        """Drop (or label) the other-version chunks; label the kept ones with their provenance.
+
+        The drops are recorded per reason in bulk (:meth:`Report.drop_all`): a long list
+        drops hundreds here, and the pass before the depth widens is rolled back."""
         out: list[Chunk] = []
         ledger = ctx.ledger
         drop = self.version_policy == "drop"
         headed = headed or {}
+        dropped: dict[Reason, tuple[list[Chunk], list[dict[str, str]]]] = {}  # reason -> chunks, details
         for i, ((c, status, detail), r) in enumerate(zip(fates, resolved, strict=True)):
             if detail is None:  # current or unversioned
                 verdict = _verdict(_STATUS[status], r)
@@ -464,11 +468,15 @@ class VersionFilter(StageBase):
             if status == "superseded" and fam in current:
                 detail["superseded_by"] = current[fam]
             if drop:
-                ctx.report.drop(c, self.name, _REASON[status], **detail)
+                gone, details = dropped.setdefault(_REASON[status], ([], []))
+                gone.append(c)
+                details.append(detail)  # a fresh dict per chunk (the fates' own, see run)
             else:
                 labels = tuple((k, v) for k, v in detail.items() if k not in ("target", "version", "from"))
                 ledger.update(c.index, version=_verdict(_STATUS[status], r, labels))
                 out.append(c)
+        for reason, (gone, details) in dropped.items():
+            ctx.report.drop_all(gone, self.name, reason, details)
         return out
 
     @staticmethod
