@@ -1,11 +1,12 @@
 """Train the learned injection detector and judge it leave-one-family-out.
 
 The labelled set comes from ``injection_data.py``. Features: the hashed character
-n-grams, words and word pairs of :mod:`ctxassembly.text.injection_model` (counts over the
-square root of their number), the rules' verdict on the text and the intent signals (word
-concepts: an act addressed to a model, the acts on the reader's context as one feature, an
-imperative on the reader's context). A logistic regression (scikit-learn, a dev dependency: inference needs numpy
-only) learns the weights.
+n-grams, words, word stems and pairs of words and of stems of
+:mod:`ctxassembly.text.injection_model` (counts over the square root of their number), the
+rules' verdict on the text and the intent signals (word concepts: an act addressed to a
+model, the acts on the reader's context as one feature, an imperative on the reader's
+context, the ladder of how many concepts the text holds). A logistic regression
+(scikit-learn, a dev dependency: inference needs numpy only) learns the weights.
 
 The threshold is the lowest probability at which the model flags at most ``--target``
 of the chunks of the held-out half of each dev corpus (chunks the negatives were not

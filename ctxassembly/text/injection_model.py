@@ -5,13 +5,16 @@ written for; text that does the same thing in another grammatical shape, another
 language or another channel passes them. This model is the second net: a logistic
 regression over hashed character n-grams (3 to 5 characters of the lower-cased text,
 punctuation folded to spaces, so "ignor", "nore ", "anwei" carry across inflections and
-languages), hashed words and pairs of neighbouring words, the rules' own verdict on the
-sentence, and three intent signals built from word concepts (a small lexicon in seven
-languages): an act addressed to a model; an act on the reader's own context (a model's act
-with a must, a secret sent somewhere, earlier rules dismissed), one feature for the three
-so that its weight is learnt from every family; an imperative whose object is the
-reader's context. Instructions of every family share them, so that a family's words the
-n-grams never saw still meet a feature they did. It is
+languages), hashed words, word stems (the first five characters of a longer word, so that
+"disregarded" and "disregard", a passive and an imperative, share a feature) and pairs of
+neighbouring words and of their stems, the rules' own verdict on the sentence, and intent
+signals built from word concepts (a small lexicon in seven languages): an act addressed to
+a model; an act on the reader's own context (a model's act with a must, a secret sent
+somewhere, earlier rules dismissed), one feature for the three so that its weight is
+learnt from every family; an imperative whose object is the reader's context; and how
+many of the concepts the sentence holds (a ladder: two or more, ..., six or more).
+Instructions of every family share them, so that a family's words the n-grams never saw
+still meet a feature they did. It is
 trained on a labelled set of instruction-like text composed from intents, shapes
 (polite, passive, third person, split, conditional, addressed), channels (comments, alt
 text, link titles, code comments, tool results, transcripts) and languages, and of real
@@ -150,7 +153,14 @@ _K = len(CONCEPTS)
 #: ``imperative_act``: an act (dismiss, disclose, say) among the first words of a sentence
 #: (an imperative: "Send ...", "Note: ignore ...") with an object of the reader's context
 #: (earlier text, rules, a secret, the output, a destination)
-SIGNALS = ("rules", "addressed_act", "model_act_must", "intent", "imperative_act")
+#: ``concepts2`` ... ``concepts6``: how many of the twelve concepts the sentence holds (two
+#: or more, three or more, ...). Instructions are dense in them whatever their family,
+#: shape or language (a reader, an act, its object, a must), documentation sentences
+#: less (three or more: a fifth of the labelled set's documentation sentences, three
+#: fifths of its first-written payloads): a ladder learnt from every family, so that a
+#: family, a shape or a language left out still meets trained weights
+DENSITY = (2, 3, 4, 5, 6)
+SIGNALS = ("rules", "addressed_act", "model_act_must", "intent", "imperative_act", *(f"concepts{k}" for k in DENSITY))
 _STEM = 5
 #: the first words of a sentence an imperative's verb is looked for in ("Please, now send
 #: ...", "Note: ignore ...")
@@ -281,6 +291,8 @@ def _word_hashes(codes: npt.NDArray[np.uint64]) -> _Words:
 
 _WORD_SALT = np.uint64(101)
 _PAIR_SALT = np.uint64(202)
+_STEM_SALT = np.uint64(303)
+_STEM_PAIR_SALT = np.uint64(404)
 
 
 def _word_grams(words: _Words) -> list[tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]]:
@@ -288,7 +300,7 @@ def _word_grams(words: _Words) -> list[tuple[npt.NDArray[np.int64], npt.NDArray[
     apart (a space, a hyphen: not across a sentence end or a line of a batch), each at the
     start of its (first) word. Beside the character n-grams they carry which words go
     together ("your reply", "the task"), which three to five characters do not."""
-    wstart, full, _, length = words
+    wstart, full, prefix, length = words
     if wstart.size == 0:
         return []
     shift = np.uint64(64 - _BITS)
@@ -297,6 +309,12 @@ def _word_grams(words: _Words) -> list[tuple[npt.NDArray[np.int64], npt.NDArray[
     if near.size:
         pair = ((full[near] * _MULT + full[near + 1] + _PAIR_SALT) * _MULT) >> shift
         out.append((wstart[near], pair.astype(np.int64)))
+    long = np.flatnonzero(length > _STEM)
+    if long.size:  # the stem of a longer word: "disregarded" and "disregard" share "disre"
+        out.append((wstart[long], (((prefix[long] + _STEM_SALT) * _MULT) >> shift).astype(np.int64)))
+    if near.size:  # pairs of stems: "previously instructed" and "previous instructions" share one
+        stems = ((prefix[near] * _MULT + prefix[near + 1] + _STEM_PAIR_SALT) * _MULT) >> shift
+        out.append((wstart[near], stems.astype(np.int64)))
     return out
 
 
@@ -378,7 +396,9 @@ def _signal_rows(rules: npt.NDArray[np.float32], held: npt.NDArray[np.uint32]) -
     )
     lead_act = np.maximum(np.maximum(f["dismiss"], f["disclose"]), f["say"])
     context = np.maximum.reduce([c["prior"], c["rules"], c["secret"], c["output"], c["dest"]])
-    return np.stack([rules, addr * act, must, intent, lead_act * context], axis=1)
+    count = has.sum(axis=1)
+    ladder = [(count >= k).astype(np.float32) for k in DENSITY]
+    return np.stack([rules, addr * act, must, intent, lead_act * context, *ladder], axis=1)
 
 
 def text_signals(texts: Sequence[str], rules: Sequence[bool]) -> npt.NDArray[np.float32]:
@@ -508,13 +528,19 @@ class LinearModel:
                 pair[:-1][owner[:-1] != owner[1:]] = -np.inf
         return first, single, pair, words, rules
 
-    def probabilities(self, texts: Sequence[str]) -> npt.NDArray[np.float64]:
-        """The highest probability of any sentence or pair of sentences, per text."""
+    def probabilities(self, texts: Sequence[str], batch: int = 256) -> npt.NDArray[np.float64]:
+        """The highest probability of any sentence or pair of sentences, per text (0 for a
+        text of no sentence the model scores), ``batch`` texts scored in one pass."""
         out = np.zeros(len(texts))
-        for i, text in enumerate(texts):
-            _, single, pair, _, _ = self._logits(_SEP + text + _SEP, (), [len(_SEP)])
-            if single.size:
-                out[i] = 1.0 / (1.0 + np.exp(-max(single.max(), pair.max())))
+        for b in range(0, len(texts), batch):
+            part = texts[b : b + batch]
+            offsets = np.cumsum([len(_SEP), *(len(t) + len(_SEP) for t in part[:-1])])
+            first, single, pair, _, _ = self._logits(_SEP + _SEP.join(part) + _SEP, (), offsets.tolist())
+            owner = np.maximum(np.searchsorted(offsets, first, side="right") - 1, 0)
+            best = np.full(len(part), -np.inf)
+            np.maximum.at(best, owner, np.maximum(single, pair))
+            with np.errstate(over="ignore"):
+                out[b : b + len(part)] = 1.0 / (1.0 + np.exp(-best))
         return out
 
     def spans(self, text: str, rule_spans: Sequence[tuple[int, int, str]] = ()) -> tuple[tuple[int, int, str], ...]:
