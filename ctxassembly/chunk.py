@@ -163,15 +163,20 @@ class Chunk:
         )
 
 
-class _Unfrozen:
-    """A :class:`Chunk` under construction: the same slots in the same order, without the
-    frozen dataclass's ``__setattr__``, so :func:`_built` sets each field with a plain
-    attribute store and then makes the object the Chunk it already is in memory
-    (``__class__`` may be assigned between classes of one slot layout). A store costs a
-    twelfth of a call to a slot's ``__set__``, and a call builds a chunk for every
-    candidate (a test checks that every field is set as the constructor sets it)."""
+def unfrozen_twin(cls: type) -> type:
+    """A plain class with the slots of the frozen slotted dataclass ``cls``, in their order:
+    an object under construction is made as the twin, each field set with a plain
+    attribute store (no frozen ``__setattr__``), and then its ``__class__`` is set to
+    ``cls``, which it already is in memory (``__class__`` may be assigned between classes
+    of one slot layout). A store costs a twelfth of a call to a slot's ``__set__``; the
+    records built a thousand times a call (chunks, ledger facts, version verdicts) are
+    made this way, each builder tested to set every field as the constructor does."""
+    slots = cls.__dict__["__slots__"]  # a slotted dataclass's own field names, in order
+    return type(f"_Unfrozen{cls.__name__}", (), {"__slots__": slots, "__module__": cls.__module__})
 
-    __slots__ = Chunk.__slots__
+
+#: a :class:`Chunk` under construction (:func:`unfrozen_twin`; :func:`_built` fills it)
+_Unfrozen = unfrozen_twin(Chunk)
 
 
 _new = object.__new__
@@ -194,7 +199,7 @@ def _built(  # noqa: PLR0917 - the fields in order, as the constructor takes the
     """``Chunk(...)`` of values already checked, ``meta`` a :class:`FrozenMeta`, at a
     fraction of the cost: the frozen dataclass's ``__init__`` sets each field through
     ``object.__setattr__`` and then runs ``__post_init__``, here each slot is stored
-    directly (:class:`_Unfrozen`)."""
+    directly (:data:`_Unfrozen`)."""
     c: Any = _new(_Unfrozen)
     c.id = id
     c.text = text

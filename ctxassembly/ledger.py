@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ctxassembly.chunk import Chunk
+from ctxassembly.chunk import Chunk, unfrozen_twin
 from ctxassembly.kinds import Status
 from ctxassembly.versioning import Provenance
 
@@ -128,11 +128,8 @@ FACTS: frozenset[str] = frozenset(f.name for f in fields(Facts))
 _EMPTY = Facts()
 
 
-class _UnfrozenFacts:
-    """:class:`Facts` under construction: its slots in its order, without the frozen
-    ``__setattr__`` (see :class:`ctxassembly.chunk._Unfrozen`, the same for chunks)."""
-
-    __slots__ = Facts.__slots__
+#: a :class:`Facts` under construction (:func:`~ctxassembly.chunk.unfrozen_twin`)
+_UnfrozenFacts = unfrozen_twin(Facts)
 
 
 def _replaced(facts: Facts, changes: Mapping[str, Any]) -> Facts:
@@ -205,10 +202,8 @@ class Call:
 CALL: frozenset[str] = frozenset(f.name for f in fields(Call))
 
 
-class _UnfrozenCall:
-    """:class:`Call` under construction (as :class:`_UnfrozenFacts` is for Facts)."""
-
-    __slots__ = Call.__slots__
+#: a :class:`Call` under construction (:func:`~ctxassembly.chunk.unfrozen_twin`)
+_UnfrozenCall = unfrozen_twin(Call)
 
 
 def _replaced_call(call: Call, changes: Mapping[str, Any]) -> Call:

@@ -46,7 +46,7 @@ from functools import lru_cache
 from typing import Any, Literal
 from urllib.parse import unquote, urlsplit
 
-from ctxassembly.chunk import Chunk
+from ctxassembly.chunk import Chunk, unfrozen_twin
 
 __all__ = [
     "DEV_ALIASES",
@@ -136,11 +136,8 @@ class Resolved:
     site: str | None = None
 
 
-class _UnfrozenResolved:
-    """:class:`Resolved` under construction: its slots in its order, without the frozen
-    ``__setattr__`` (see :class:`ctxassembly.chunk._Unfrozen`)."""
-
-    __slots__ = Resolved.__slots__
+#: a :class:`Resolved` under construction (:func:`~ctxassembly.chunk.unfrozen_twin`)
+_UnfrozenResolved = unfrozen_twin(Resolved)
 
 
 def _resolved(  # noqa: PLR0917 - Resolved's fields, as its constructor takes them
