@@ -302,8 +302,7 @@ class Lexical:
         if self.idf_from is None:
             df, m = (counts > 0).sum(axis=1), n
         else:
-            other, _ = _term_counts(self.idf_from, terms)
-            df, m = (other > 0).sum(axis=1), len(self.idf_from)
+            df, m = _doc_freq(self.idf_from, terms), len(self.idf_from)
         weights = np.log(1 + (m - df + 0.5) / (df + 0.5))
         norm = self.k1 * (1 - self.b + self.b * lengths / avg)
         per_term = weights[:, None] * counts * (self.k1 + 1) / (counts + norm[None, :])
@@ -321,6 +320,33 @@ def _term_counts(texts: Sequence[str], terms: list[str]) -> tuple[np.ndarray, np
     counts, lengths = _distinct_counts(list(first), terms)
     at = np.asarray(slots, dtype=np.intp)
     return counts[:, at], lengths[at]
+
+
+def _doc_freq(texts: Sequence[str], terms: list[str]) -> np.ndarray:
+    """Per term, how many of ``texts`` hold it (a whole-word hit, as :func:`_term_counts`
+    counts them). Few ASCII texts are only searched for each term (the first hit decides;
+    no word is counted); others are counted."""
+    distinct = Counter(texts)
+    if sum(map(len, distinct)) >= _FEW_CHARS or not all(t.isascii() for t in distinct):
+        counts, _ = _term_counts(texts, terms)
+        return (counts > 0).sum(axis=1)
+    df = np.zeros(len(terms))
+    wanted = [
+        (j, t.encode("ascii"), _glued_bytes(t) if _glues(t) else None) for j, t in enumerate(terms) if t.isascii()
+    ]
+    for text, times in distinct.items():
+        lowered = text.encode("ascii").translate(_ASCII_LOWER_WORD)
+        padded = b" " + lowered + b" "
+        for j, term, glued in wanted:
+            if term not in lowered:
+                continue
+            if b"_" in term:
+                held = bool(_part_runs(lowered, term))
+            else:  # the word itself stands between spaces, or with digits glued on
+                held = b" " + term + b" " in padded or (glued is not None and glued.search(padded) is not None)
+            if held:
+                df[j] += times
+    return df
 
 
 def _distinct_counts(texts: Sequence[str], terms: list[str]) -> tuple[np.ndarray, np.ndarray]:
