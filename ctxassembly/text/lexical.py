@@ -434,7 +434,6 @@ def _glued_bytes(term: str) -> re.Pattern[bytes]:
 
 
 _FEW_CHARS = 16_000  # below this many characters, _count_few is the faster (measured)
-_BAG_TERMS = 7  # from this many terms on, _count_few counts a text's words once (measured)
 
 
 def _count_few(texts: list[str], terms: list[str], counts: np.ndarray, lengths: np.ndarray, cols: np.ndarray) -> None:
@@ -445,17 +444,15 @@ def _count_few(texts: list[str], terms: list[str], counts: np.ndarray, lengths: 
         lowered = text.encode("ascii").translate(_ASCII_LOWER_WORD)
         found = lowered.split()
         lengths[col] = len(found)
-        # one C-level count of every word pays off from a few terms on (measured), else a
-        # scan of the word list per term; the same counts
-        bag: Counter[bytes] | None = Counter(found) if len(wanted) >= _BAG_TERMS else None
         padded = b""
-        for j, term, glued in wanted:
-            if term not in lowered:
-                continue  # neither the word nor the word with digits on (the count stays 0)
+        # only the terms in the text are counted (else neither the word nor the word with
+        # digits on is there: the count stays 0), each by a C-level scan of the word list
+        # (a bag of every word costs more than the scans: few terms are in any one text)
+        for j, term, glued in [w for w in wanted if w[1] in lowered]:
             if b"_" in term:
                 counts[j, col] = len(_part_runs(lowered, term))
                 continue
-            hits = found.count(term) if bag is None else bag[term]
+            hits = found.count(term)
             if glued is not None:
                 padded = padded or b" " + lowered + b" "
                 hits += len(glued.findall(padded))

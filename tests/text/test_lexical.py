@@ -232,7 +232,6 @@ _GLUE_PIECES = ["sha", "SHA", "256", "1", "pypy", "3", "x", " ", "  ", "-", "_",
 def test_few_texts_count_the_glued_bag(texts: list[str]) -> None:
     """The list path counts each term as :func:`_glued_bag` does (a word, and a word of three
     letters or more with digits glued on), wherever the word sits in the text."""
-    # five terms: a scan per term; eight: the text's words counted once (_BAG_TERMS)
     terms = ["sha", "pypy", "x", "256", "3"] if len(texts) % 2 else ["sha", "pypy", "x", "256", "3", "1", "sha256", "y"]
     cols = np.arange(len(texts))
     counts, lengths = np.zeros((len(terms), len(texts))), np.zeros(len(texts))
