@@ -329,7 +329,8 @@ def _doc_freq(texts: Sequence[str], terms: list[str]) -> np.ndarray:
     distinct = Counter(texts)
     if sum(map(len, distinct)) >= _FEW_CHARS or not all(t.isascii() for t in distinct):
         counts, _ = _term_counts(texts, terms)
-        return (counts > 0).sum(axis=1)
+        found: np.ndarray = (counts > 0).sum(axis=1)
+        return found
     df = np.zeros(len(terms))
     wanted = [
         (j, t.encode("ascii"), _glued_bytes(t) if _glues(t) else None) for j, t in enumerate(terms) if t.isascii()
