@@ -298,7 +298,7 @@ class Lexical:
             return []
         terms = _compounds(list(dict.fromkeys(query_terms(query))))
         counts, lengths = _term_counts(self.texts, terms)
-        avg = float(lengths.mean()) or 1.0
+        avg = float(lengths.sum()) / n or 1.0  # what lengths.mean() gives, without its wrapper
         if self.idf_from is None:
             df, m = (counts > 0).sum(axis=1), n
         else:
@@ -306,7 +306,8 @@ class Lexical:
         weights = np.log(1 + (m - df + 0.5) / (df + 0.5))
         norm = self.k1 * (1 - self.b + self.b * lengths / avg)
         per_term = weights[:, None] * counts * (self.k1 + 1) / (counts + norm[None, :])
-        return [float(x) for x in per_term.sum(axis=0)]
+        scores: list[float] = per_term.sum(axis=0).tolist()
+        return scores
 
 
 def _term_counts(texts: Sequence[str], terms: list[str]) -> tuple[np.ndarray, np.ndarray]:
