@@ -180,6 +180,14 @@ def test_the_fast_builds_set_every_field_as_the_constructor_does():
     assert _resolved(**resolved) == Resolved(**resolved)
     assert _resolved() == Resolved()
     assert type(_resolved()) is Resolved
+    from ctxassembly.text.structure import Block, _block
+
+    block = {f.name: object() for f in fields(Block)}
+    assert _block(**block) == Block(**block)
+    assert type(_block(**block)) is Block
+    plain = Block(1, 9, 0, False, None, 0, 2, (3,), None, 4)
+    assert hash(_block(1, 9, 0, False, None, 0, 2, (3,), None, 4)) == hash(plain)
+    assert pickle.loads(pickle.dumps(_block(1, 9, 0, False, None, 0, 2, (3,), None, 4))) == plain
     assert _decision(4, "a", "depth", Reason.BEYOND_HORIZON, {"rank": 1}) == Decision(
         4, "a", "depth", Reason.BEYOND_HORIZON, {"rank": 1}
     )

@@ -558,13 +558,17 @@ class LinearModel:
             return []
         given = [tuple(r) for r in rule_spans] if rule_spans is not None else [() for _ in texts]
         keys = list(zip(texts, given, strict=True))
-        missing = [i for i, k in enumerate(keys) if k not in self._cache]
-        if missing:
-            if len(self._cache) > _CACHE_SIZE:
-                self._cache.clear()
-            fresh = self._spans_many([texts[i] for i in missing], [given[i] for i in missing])
-            self._cache.update(zip([keys[i] for i in missing], fresh, strict=True))
-        return [self._cache[k] for k in keys]
+        cache = self._cache
+        missing = [i for i, k in enumerate(keys) if k not in cache]
+        if not missing:
+            return [cache[k] for k in keys]
+        scored = self._spans_many([texts[i] for i in missing], [given[i] for i in missing])
+        fresh = dict(zip([keys[i] for i in missing], scored, strict=True))
+        out = [fresh[k] if k in fresh else cache[k] for k in keys]  # read before a full cache is emptied
+        if len(cache) > _CACHE_SIZE:
+            cache.clear()
+        cache.update(fresh)
+        return out
 
     def _spans_many(
         self, texts: Sequence[str], rule_spans: Sequence[Sequence[tuple[int, int, str]]]

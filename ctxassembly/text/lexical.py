@@ -298,16 +298,16 @@ class Lexical:
             return []
         terms = _compounds(list(dict.fromkeys(query_terms(query))))
         counts, lengths = _term_counts(self.texts, terms)
-        avg = float(lengths.mean()) or 1.0
+        avg = float(lengths.sum()) / n or 1.0  # what lengths.mean() gives, without its wrapper
         if self.idf_from is None:
             df, m = (counts > 0).sum(axis=1), n
         else:
-            other, _ = _term_counts(self.idf_from, terms)
-            df, m = (other > 0).sum(axis=1), len(self.idf_from)
+            df, m = _doc_freq(self.idf_from, terms), len(self.idf_from)
         weights = np.log(1 + (m - df + 0.5) / (df + 0.5))
         norm = self.k1 * (1 - self.b + self.b * lengths / avg)
         per_term = weights[:, None] * counts * (self.k1 + 1) / (counts + norm[None, :])
-        return [float(x) for x in per_term.sum(axis=0)]
+        scores: list[float] = per_term.sum(axis=0).tolist()
+        return scores
 
 
 def _term_counts(texts: Sequence[str], terms: list[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -321,6 +321,34 @@ def _term_counts(texts: Sequence[str], terms: list[str]) -> tuple[np.ndarray, np
     counts, lengths = _distinct_counts(list(first), terms)
     at = np.asarray(slots, dtype=np.intp)
     return counts[:, at], lengths[at]
+
+
+def _doc_freq(texts: Sequence[str], terms: list[str]) -> np.ndarray:
+    """Per term, how many of ``texts`` hold it (a whole-word hit, as :func:`_term_counts`
+    counts them). Few ASCII texts are only searched for each term (the first hit decides;
+    no word is counted); others are counted."""
+    distinct = Counter(texts)
+    if sum(map(len, distinct)) >= _FEW_CHARS or not all(t.isascii() for t in distinct):
+        counts, _ = _term_counts(texts, terms)
+        found: np.ndarray = (counts > 0).sum(axis=1)
+        return found
+    df = np.zeros(len(terms))
+    wanted = [
+        (j, t.encode("ascii"), _glued_bytes(t) if _glues(t) else None) for j, t in enumerate(terms) if t.isascii()
+    ]
+    for text, times in distinct.items():
+        lowered = text.encode("ascii").translate(_ASCII_LOWER_WORD)
+        padded = b" " + lowered + b" "
+        for j, term, glued in wanted:
+            if term not in lowered:
+                continue
+            if b"_" in term:
+                held = bool(_part_runs(lowered, term))
+            else:  # the word itself stands between spaces, or with digits glued on
+                held = b" " + term + b" " in padded or (glued is not None and glued.search(padded) is not None)
+            if held:
+                df[j] += times
+    return df
 
 
 def _distinct_counts(texts: Sequence[str], terms: list[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -408,7 +436,6 @@ def _glued_bytes(term: str) -> re.Pattern[bytes]:
 
 
 _FEW_CHARS = 16_000  # below this many characters, _count_few is the faster (measured)
-_BAG_TERMS = 7  # from this many terms on, _count_few counts a text's words once (measured)
 
 
 def _count_few(texts: list[str], terms: list[str], counts: np.ndarray, lengths: np.ndarray, cols: np.ndarray) -> None:
@@ -419,17 +446,15 @@ def _count_few(texts: list[str], terms: list[str], counts: np.ndarray, lengths: 
         lowered = text.encode("ascii").translate(_ASCII_LOWER_WORD)
         found = lowered.split()
         lengths[col] = len(found)
-        # one C-level count of every word pays off from a few terms on (measured), else a
-        # scan of the word list per term; the same counts
-        bag: Counter[bytes] | None = Counter(found) if len(wanted) >= _BAG_TERMS else None
         padded = b""
-        for j, term, glued in wanted:
-            if term not in lowered:
-                continue  # neither the word nor the word with digits on (the count stays 0)
+        # only the terms in the text are counted (else neither the word nor the word with
+        # digits on is there: the count stays 0), each by a C-level scan of the word list
+        # (a bag of every word costs more than the scans: few terms are in any one text)
+        for j, term, glued in [w for w in wanted if w[1] in lowered]:
             if b"_" in term:
                 counts[j, col] = len(_part_runs(lowered, term))
                 continue
-            hits = found.count(term) if bag is None else bag[term]
+            hits = found.count(term)
             if glued is not None:
                 padded = padded or b" " + lowered + b" "
                 hits += len(glued.findall(padded))

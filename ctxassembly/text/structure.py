@@ -18,6 +18,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
+
+from ctxassembly.chunk import unfrozen_twin
 
 __all__ = [
     "HEADER_CHARS",
@@ -232,14 +235,14 @@ def structure(text: str) -> tuple[Block, ...]:
         while b > a and text[b - 1].isspace():
             b -= 1
         raw.extend(_pieces(text, a, b))
-    out: list[Block] = []
+    out: list[tuple[int, int, int, bool, int | None, int | None]] = []  # start, end, indent, heading?, owner, heading
     stack: list[int] = []  # indices of open owners, indents increasing
     heading: int | None = None
     firsts: dict[int, int] = {}
     for i, (a, b, ind, is_head) in enumerate(raw):
         if is_head:
             stack.clear()
-            out.append(Block(a, b, ind, True, None, heading))
+            out.append((a, b, ind, True, None, heading))
             heading = i
             continue
         while stack and raw[stack[-1]][2] >= ind:
@@ -247,44 +250,61 @@ def structure(text: str) -> tuple[Block, ...]:
         owner = stack[-1] if stack else None
         if owner is not None:
             firsts.setdefault(owner, i)
-        out.append(Block(a, b, ind, False, owner, heading))
+        out.append((a, b, ind, False, owner, heading))
         stack.append(i)
     marks: dict[int, list[int]] = {}
-    for i, blk in enumerate(out):
-        h = blk.heading
-        if blk.is_heading or h is None or blk.owner is not None:
+    for i, (a, b, _, is_head, owner, h) in enumerate(out):
+        if is_head or h is None or owner is not None:
             continue
         between = range(h + 1, i)
-        piece = text[blk.start : blk.end]
-        if all(j in marks.get(h, ()) for j in between) and blk.end - blk.start <= HEADER_CHARS and _MARK.match(piece):
+        if all(j in marks.get(h, ()) for j in between) and b - a <= HEADER_CHARS and _MARK.match(text[a:b]):
             marks.setdefault(h, []).append(i)
     labels: dict[int, int] = {}
     for i in range(1, len(out)):
         prev, blk = out[i - 1], out[i]
-        if blk.is_heading or prev.is_heading or prev.indent != blk.indent or prev.first_child is not None:
+        if blk[3] or prev[3] or prev[2] != blk[2]:
             continue
-        if (
-            firsts.get(i - 1) is None
-            and _is_name(text[prev.start : prev.end])
-            and not _is_name(text[blk.start : blk.end])
-        ):
+        if firsts.get(i - 1) is None and _is_name(text[prev[0] : prev[1]]) and not _is_name(text[blk[0] : blk[1]]):
             labels[i] = i - 1
     values = {v: k for k, v in labels.items()}
-    return tuple(  # built whole (dataclasses.replace costs as much again, per block)
-        Block(
-            blk.start,
-            blk.end,
-            blk.indent,
-            blk.is_heading,
-            blk.owner,
-            blk.heading,
-            firsts.get(i),
-            tuple(marks.get(i, ())),
-            labels.get(i),
-            values.get(i),
-        )
-        for i, blk in enumerate(out)
+    return tuple(
+        _block(a, b, ind, is_head, owner, h, firsts.get(i), tuple(marks.get(i, ())), labels.get(i), values.get(i))
+        for i, (a, b, ind, is_head, owner, h) in enumerate(out)
     )
+
+
+#: a :class:`Block` under construction (:func:`~ctxassembly.chunk.unfrozen_twin`)
+_UnfrozenBlock = unfrozen_twin(Block)
+
+
+def _block(  # noqa: PLR0917 - the fields in order, as the constructor takes them
+    start: int,
+    end: int,
+    indent: int,
+    is_heading: bool,
+    owner: int | None,
+    heading: int | None,
+    first_child: int | None,
+    marks: tuple[int, ...],
+    label: int | None,
+    value: int | None,
+) -> Block:
+    """``Block(...)``, each slot stored directly (a frozen dataclass's ``__init__`` goes
+    through ``object.__setattr__`` per field: ~60 blocks a call at first sight)."""
+    blk: Any = object.__new__(_UnfrozenBlock)
+    blk.start = start
+    blk.end = end
+    blk.indent = indent
+    blk.is_heading = is_heading
+    blk.owner = owner
+    blk.heading = heading
+    blk.first_child = first_child
+    blk.marks = marks
+    blk.label = label
+    blk.value = value
+    blk.__class__ = Block
+    built: Block = blk
+    return built
 
 
 def _pieces(text: str, a: int, b: int) -> list[tuple[int, int, int, bool]]:

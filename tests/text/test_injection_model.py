@@ -339,3 +339,17 @@ def test_the_concept_ladder_counts_the_concepts_a_sentence_holds():
     assert ladder[1].tolist() == [0.0] * len(DENSITY)
     assert ladder[2].tolist()[:2] == [1.0, 1.0]  # dismiss, prior, rules: the same concepts in German
     assert ladder[2].tolist()[2:] == [0.0] * (len(DENSITY) - 2)
+
+
+def test_a_full_cache_answers_a_batch_of_known_and_new_texts(monkeypatch):
+    # the cache is emptied when full: a batch holding a text it knew and a new one still
+    # gets every text's spans (it raised KeyError once the cache had been emptied)
+    from ctxassembly.text import injection_model
+
+    model = builtin()
+    monkeypatch.setattr(injection_model, "_CACHE_SIZE", 2)
+    texts = [HOST, BEYOND_RULES[0], BEYOND_RULES[1], f"{HOST} x"]
+    want = [model.spans(t) for t in texts]
+    for k in range(len(texts) - 1):
+        assert model.spans_many(texts[k : k + 2]) == want[k : k + 2]
+    assert len(model._cache) <= 3

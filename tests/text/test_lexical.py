@@ -232,7 +232,6 @@ _GLUE_PIECES = ["sha", "SHA", "256", "1", "pypy", "3", "x", " ", "  ", "-", "_",
 def test_few_texts_count_the_glued_bag(texts: list[str]) -> None:
     """The list path counts each term as :func:`_glued_bag` does (a word, and a word of three
     letters or more with digits glued on), wherever the word sits in the text."""
-    # five terms: a scan per term; eight: the text's words counted once (_BAG_TERMS)
     terms = ["sha", "pypy", "x", "256", "3"] if len(texts) % 2 else ["sha", "pypy", "x", "256", "3", "1", "sha256", "y"]
     cols = np.arange(len(texts))
     counts, lengths = np.zeros((len(terms), len(texts))), np.zeros(len(texts))
@@ -242,6 +241,26 @@ def test_few_texts_count_the_glued_bag(texts: list[str]) -> None:
         bag = _glued_bag(found)
         assert lengths[col] == len(found)
         assert [counts[j, col] for j in range(len(terms))] == [bag[t] for t in terms], text
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(_GLUE_PIECES), max_size=14).map("".join), min_size=1, max_size=6))
+def test_document_frequencies_are_those_of_the_counts(texts: list[str]) -> None:
+    """:func:`_doc_freq` (searched, not counted) holds each term in as many texts as the
+    counts find it in, repeated texts included."""
+    texts = texts + texts[:2]
+    terms = ["sha", "pypy", "x", "256", "3", "1", "sha256", "y", "sha_256", "ünï"]
+    counts, _ = lexical._term_counts(texts, terms)
+    assert lexical._doc_freq(texts, terms).tolist() == (counts > 0).sum(axis=1).tolist()
+
+
+def test_document_frequencies_of_corpus_texts() -> None:
+    terms = ["default", "count", "django", "5", "1", "a_b", "x", "the", "setting", "python", "ünï"]
+    rng = random.Random(7)
+    for _ in range(100):
+        texts = rng.sample(TEXTS, rng.randint(1, 12))
+        counts, _ = lexical._term_counts(texts, terms)
+        assert lexical._doc_freq(texts, terms).tolist() == (counts > 0).sum(axis=1).tolist()
 
 
 # the fact patterns as they were before each opened with a lookahead of its first
