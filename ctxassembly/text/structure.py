@@ -137,7 +137,7 @@ _MD_HEAD = re.compile(r"^\s{0,3}#{1,6}\s+\S")  # a Markdown heading block (up to
 _HTML_HEAD = re.compile(r"^\s*<h[1-6]\b", re.IGNORECASE)
 _SPLIT_LINES = 8  # a block of this many lines or more may be split at its shallowest lines
 # a markup-only block: a directive line, a field, a bold quote ("> **Note**"), an alert ("[!NOTE]")
-_MARK = re.compile(r"^\s*(?:\.\.\s+[\w:.-]+::|:[\w -]+:|>\s*\*\*|\[!\w+\])")
+_MARK = re.compile(r"^\s*(?:\.\.\s+[\w:.-]+::|:[\w -]+:|>\s*\*\*|\[!\w+\]|(?:`{3,}|~{3,}|:{3,})\{[\w-]+\})")
 
 
 def is_mark(text: str) -> bool:

@@ -42,6 +42,20 @@ def test_a_rest_adornment_of_tildes_or_backticks_opens_no_fence() -> None:
     assert parts == ["Title\n~~~~~", "Prose one.", "```\nOver\n```", "Prose two.", "Sub\n~~~", "Prose three."]
 
 
+@pytest.mark.parametrize(
+    "mark",
+    [
+        ".. versionadded:: 22.2\n   Experimental support, behind a flag.",  # reST
+        "```{versionadded} 22.2\nExperimental support, behind a flag.\n```",  # MyST, backtick fence
+        ":::{deprecated} 22.2\nUse the other store.\n:::",  # MyST, colon fence
+    ],
+)
+def test_a_version_mark_under_a_heading_goes_with_it_in_either_syntax(mark: str) -> None:
+    text = f"## Using system stores\n\n{mark}\n\nIt is possible to use the system store instead."
+    tree = structure(text)
+    assert [text[tree[j].start : tree[j].end] for j in tree[0].marks] == [mark]
+
+
 def test_structure_owners_and_first_child() -> None:
     tree = structure(DIRECTIVE)
     texts = [DIRECTIVE[b.start : b.end] for b in tree]
