@@ -317,3 +317,16 @@ def test_a_table_too_large_for_its_share_keeps_the_asked_row_under_its_header(
     assert row in kept
     assert kept.startswith(f"## Options\n\n{header}")
     assert ctx.count_tokens(kept) <= 200 + 10
+
+
+def test_a_cut_keeps_a_code_fence_whole_or_leaves_it_out() -> None:
+    # blank lines inside a fence do not split it: half a fence kept alone (its matching
+    # end without the opening line) would leave the rest of the context rendered as code
+    setup = "\n".join(f"import module_{i}  # widgets and forms" for i in range(6))
+    fence = f"```python\n{setup}\n\nsettings.retry_limit = 5  # the default retry limit\n```"
+    text = FILLER + "\n\nSet it in code:\n\n" + fence + "\n\n" + FILLER
+    ctx = context("What is the default retry limit?", budget=300)
+    out = Excerpt(0.4).run(chunks(("a", text)), ctx)
+    assert ctx.count_tokens(out[0].text) < ctx.count_tokens(text)  # cut
+    assert fence in out[0].text
+    assert sum(line.startswith("```") for line in out[0].text.splitlines()) == 2

@@ -140,7 +140,7 @@ _MD_HEAD = re.compile(r"^\s{0,3}#{1,6}\s+\S")  # a Markdown heading block (up to
 _HTML_HEAD = re.compile(r"^\s*<h[1-6]\b", re.IGNORECASE)
 _SPLIT_LINES = 8  # a block of this many lines or more may be split at its shallowest lines
 # a markup-only block: a directive line, a field, a bold quote ("> **Note**"), an alert ("[!NOTE]")
-_MARK = re.compile(r"^\s*(?:\.\.\s+[\w:.-]+::|:[\w -]+:|>\s*\*\*|\[!\w+\])")
+_MARK = re.compile(r"^\s*(?:\.\.\s+[\w:.-]+::|:[\w -]+:|>\s*\*\*|\[!\w+\]|(?:`{3,}|~{3,}|:{3,})\{[\w-]+\})")
 
 
 def is_mark(text: str) -> bool:
@@ -178,8 +178,53 @@ def leading_heading(text: str) -> str | None:
 
 
 def blocks(text: str) -> list[str]:
-    """``text`` split at blank lines (each block without its surrounding blank lines)."""
-    return [b for b in _BLANK.split(text) if b.strip()]
+    """``text`` split at blank lines outside code fences (each block without its
+    surrounding blank lines)."""
+    pieces, pos = [], 0
+    for a, b in _gaps(text):
+        pieces.append(text[pos:a])
+        pos = b
+    pieces.append(text[pos:])
+    return [p for p in pieces if p.strip()]
+
+
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})(.*)$", re.MULTILINE)
+
+
+def _adornment(text: str, start: int, end: int) -> bool:
+    """The bare marker line ``text[start:end]`` is a reST title's adornment: right under a
+    line of text (an underline), or over a title line with the same line under it."""
+    above = text[text.rfind("\n", 0, start - 1) + 1 : start - 1] if start else ""
+    below = text[end + 1 :].split("\n", 2)[:2]
+    marker = text[start:end].strip()
+    return bool(above.strip()) or (len(below) == 2 and bool(below[0].strip()) and below[1].strip() == marker)
+
+
+def _gaps(text: str) -> list[tuple[int, int]]:
+    """Where ``text`` splits into blocks: its runs of blank lines, except inside a Markdown
+    code fence (```` ``` ```` or ``~~~``, closed by a bare line of the same character at
+    least as long, as CommonMark reads it; one left open runs to the end of the text). A
+    fence is one block however many blank lines its code holds: half a fence kept alone
+    would leave the rest of the context rendered as code."""
+    gaps = [(m.start(), m.end()) for m in _BLANK.finditer(text)]
+    if not gaps or ("```" not in text and "~~~" not in text):
+        return gaps
+    inside: list[tuple[int, int]] = []
+    opened: tuple[str, int] | None = None
+    for m in _FENCE.finditer(text):
+        marker, rest = m.group(1), m.group(2)
+        if opened is None:
+            if not rest.strip() and _adornment(text, m.start(), m.end()):
+                continue  # a reST title's underline or overline (``~~~~``), not a fence
+            opened = (marker, m.start())
+        elif marker[0] == opened[0][0] and len(marker) >= len(opened[0]) and not rest.strip():
+            inside.append((opened[1], m.end()))
+            opened = None
+    if opened is not None:
+        inside.append((opened[1], len(text)))
+    if not inside:
+        return gaps
+    return [g for g in gaps if not any(a < g[0] < b for a, b in inside)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,7 +252,7 @@ class Block:
 
 def _is_heading(text: str) -> bool:
     lines = [ln for ln in text.splitlines() if ln.strip()]
-    if not lines:
+    if not lines or lines[0].lstrip().startswith(("```", "~~~")):  # a code fence, not a title over its underline
         return False
     if _MD_HEAD.match(lines[0]) or _HTML_HEAD.match(lines[0]):
         return len(lines) <= 2
@@ -221,9 +266,9 @@ def structure(text: str) -> tuple[Block, ...]:
     """The blocks of ``text`` with their owners, headings and first children."""
     spans: list[tuple[int, int]] = []
     pos = 0
-    for m in _BLANK.finditer(text):
-        spans.append((pos, m.start()))
-        pos = m.end()
+    for a, b in _gaps(text):
+        spans.append((pos, a))
+        pos = b
     spans.append((pos, len(text)))
     raw: list[tuple[int, int, int, bool]] = []
     for start, stop in spans:

@@ -14,6 +14,48 @@ def test_blocks_keep_list_items_whole():
     assert "* item one\n  continues here" in blocks("Some prose.\n\n* item one\n  continues here\n\nMore prose.")
 
 
+def test_a_code_fence_is_one_block_however_many_blank_lines_it_holds() -> None:
+    text = (
+        "## Install\n\nRun this:\n\n```console\n$ pip install x\n\n$ x --version\n```\n\n"
+        "~~~\nmore = 1\n\nagain = 2\n~~~\n\nDone.\n\n```{versionadded} 1.3\n\n```\n\nAfter."
+    )
+    parts = [text[b.start : b.end] for b in structure(text)]
+    assert parts == [
+        "## Install",
+        "Run this:",
+        "```console\n$ pip install x\n\n$ x --version\n```",
+        "~~~\nmore = 1\n\nagain = 2\n~~~",
+        "Done.",
+        "```{versionadded} 1.3\n\n```",
+        "After.",
+    ]
+    assert not any(b.is_heading for b in structure(text)[1:])  # a closing fence is no title's underline
+    assert blocks(text) == parts
+    # a fence the chunk's end cuts off runs to the end of the text
+    open_end = "Intro.\n\n```\ncode\n\nmore code"
+    assert [open_end[b.start : b.end] for b in structure(open_end)] == ["Intro.", "```\ncode\n\nmore code"]
+
+
+def test_a_rest_adornment_of_tildes_or_backticks_opens_no_fence() -> None:
+    text = "Title\n~~~~~\n\nProse one.\n\n```\nOver\n```\n\nProse two.\n\nSub\n~~~\n\nProse three."
+    parts = [text[b.start : b.end] for b in structure(text)]
+    assert parts == ["Title\n~~~~~", "Prose one.", "```\nOver\n```", "Prose two.", "Sub\n~~~", "Prose three."]
+
+
+@pytest.mark.parametrize(
+    "mark",
+    [
+        ".. versionadded:: 22.2\n   Experimental support, behind a flag.",  # reST
+        "```{versionadded} 22.2\nExperimental support, behind a flag.\n```",  # MyST, backtick fence
+        ":::{deprecated} 22.2\nUse the other store.\n:::",  # MyST, colon fence
+    ],
+)
+def test_a_version_mark_under_a_heading_goes_with_it_in_either_syntax(mark: str) -> None:
+    text = f"## Using system stores\n\n{mark}\n\nIt is possible to use the system store instead."
+    tree = structure(text)
+    assert [text[tree[j].start : tree[j].end] for j in tree[0].marks] == [mark]
+
+
 def test_structure_owners_and_first_child() -> None:
     tree = structure(DIRECTIVE)
     texts = [DIRECTIVE[b.start : b.end] for b in tree]
