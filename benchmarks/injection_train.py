@@ -11,7 +11,7 @@ context, the ladder of how many concepts the text holds). A logistic regression
 The threshold is the lowest probability at which the model flags at most ``--target``
 of the chunks of the held-out half of each dev corpus (chunks the negatives were not
 taken from) and at most :data:`BAR` (0.2%, the acceptance bar) of all the chunks of each
-(the model flags a chunk when a sentence, or two neighbouring sentences, reach it).
+of those and of PyMdown (the model flags a chunk when a sentence, or two neighbouring sentences, reach it).
 
 Leave-one-family-out: for each family, a model trained without it (its threshold chosen
 the same way) is judged on it: each payload planted in a real chunk (glued to its end,
@@ -97,6 +97,10 @@ def held_out_chunks() -> dict[str, list[str]]:
 
 #: the false-flag rate no dev corpus may exceed over all its chunks (the acceptance bar)
 BAR = 0.002
+#: the corpora the bar is held on: the four the negatives come from and PyMdown (never
+#: trained on: a variant of the model chosen on the four alone flagged 0.54% of it, see
+#: benchmarks/README.md)
+BAR_CORPORA = {**DEV, "pymdown": ROOT / "benchmarks" / "data" / "pymdown" / "corpus.jsonl.xz"}
 
 
 def choose_threshold(
@@ -202,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:  # noqa: PLR0915 (a report, read
     first = np.array([r.get("batch") == "first" for r in rows])
     x = matrix(texts)
     corpora = held_out_chunks()
-    whole = {name: [str(r["text"]) for r in read_jsonl(path)] for name, path in DEV.items()}
+    whole = {name: [str(r["text"]) for r in read_jsonl(path)] for name, path in BAR_CORPORA.items()}
     hosts = [t for t in corpora["pytest"] if 300 <= len(t) <= 1500]
     counts = Counter(r["family"] for r in rows)
     print(f"labelled set: {len(rows)} texts ({dict(counts)}), features in {time.perf_counter() - t0:.0f}s")
@@ -273,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:  # noqa: PLR0915 (a report, read
     print("\nfalse flags per corpus (every chunk): rules alone, rules + model")
     print("| corpus | chunks | rules | rate | rules + model | rate |")
     print("|---|---:|---:|---:|---:|---:|")
-    sources: list[tuple[str, list[str]]] = [(name, [str(r["text"]) for r in read_jsonl(p)]) for name, p in DEV.items()]
+    sources: list[tuple[str, list[str]]] = list(whole.items())
     sources += [
         (p.parent.name if p.name.startswith("corpus") else p.name, [str(r["text"]) for r in read_jsonl(p)])
         for p in args.corpus
