@@ -20,8 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from ctxassembly.chunk import Chunk, unfrozen_twin
+from ctxassembly.chunk import Chunk
 from ctxassembly.kinds import Status
+from ctxassembly.twin import unfrozen_twin
 from ctxassembly.versioning import Provenance
 
 __all__ = ["FACTS", "Blocks", "Call", "Cut", "Facts", "Ledger", "Reranked", "Selection", "Verdict"]
@@ -128,7 +129,7 @@ FACTS: frozenset[str] = frozenset(f.name for f in fields(Facts))
 _EMPTY = Facts()
 
 
-#: a :class:`Facts` under construction (:func:`~ctxassembly.chunk.unfrozen_twin`)
+#: a :class:`Facts` under construction (:func:`~ctxassembly.twin.unfrozen_twin`)
 _UnfrozenFacts = unfrozen_twin(Facts)
 
 
@@ -202,7 +203,7 @@ class Call:
 CALL: frozenset[str] = frozenset(f.name for f in fields(Call))
 
 
-#: a :class:`Call` under construction (:func:`~ctxassembly.chunk.unfrozen_twin`)
+#: a :class:`Call` under construction (:func:`~ctxassembly.twin.unfrozen_twin`)
 _UnfrozenCall = unfrozen_twin(Call)
 
 

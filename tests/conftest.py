@@ -51,8 +51,8 @@ def fates(ctx: Context) -> dict[int, str]:
 
 REPO = Path(__file__).resolve().parents[1]
 # Every dev corpus vendored in benchmarks/data/ (a test that pins one corpus's figures names it):
-# three in reST, black and pymdown in Markdown.
-DEV_CORPORA = ("django", "pytest", "celery", "black", "pymdown")
+# three in reST, black, pymdown and pip in Markdown.
+DEV_CORPORA = ("django", "pytest", "celery", "black", "pymdown", "pip")
 
 
 VENDORED = REPO / "benchmarks" / "data"

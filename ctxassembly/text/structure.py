@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from ctxassembly.chunk import unfrozen_twin
+from ctxassembly.twin import unfrozen_twin
 
 __all__ = [
     "HEADER_CHARS",
@@ -318,7 +318,7 @@ def structure(text: str) -> tuple[Block, ...]:
     )
 
 
-#: a :class:`Block` under construction (:func:`~ctxassembly.chunk.unfrozen_twin`)
+#: a :class:`Block` under construction (:func:`~ctxassembly.twin.unfrozen_twin`)
 _UnfrozenBlock = unfrozen_twin(Block)
 
 

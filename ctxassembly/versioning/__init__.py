@@ -46,7 +46,8 @@ from functools import lru_cache
 from typing import Any, Literal
 from urllib.parse import unquote, urlsplit
 
-from ctxassembly.chunk import Chunk, unfrozen_twin
+from ctxassembly.chunk import Chunk
+from ctxassembly.twin import unfrozen_twin
 
 __all__ = [
     "DEV_ALIASES",
@@ -136,7 +137,7 @@ class Resolved:
     site: str | None = None
 
 
-#: a :class:`Resolved` under construction (:func:`~ctxassembly.chunk.unfrozen_twin`)
+#: a :class:`Resolved` under construction (:func:`~ctxassembly.twin.unfrozen_twin`)
 _UnfrozenResolved = unfrozen_twin(Resolved)
 
 
