@@ -874,13 +874,27 @@ _COMMENTS = re.compile(
     r"<!--.*?(?:-->|\Z)|\[//\]:\s*#\s*\(.*?\)|\[comment\]:\s*#\s*\(.*?\)"
     r"|(?m:^[ \t]*\.\.[ \t]+(?![\w:.+-]+::|_|\[|\||\w+:\s)[^\n]*(?:\n[ \t]+[^\n]+)*)"
     r"|<(?:span|div|p|font)\b[^>]*(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0|opacity\s*:\s*0|"
-    r"color\s*:\s*(?:white|#fff\b|#ffffff))[^>]*>.*?</(?:span|div|p|font)>",
+    r"color\s*:\s*(?:white|#fff\b|#ffffff)|\shidden(?=[\s>=/]))[^>]*>.*?</(?:span|div|p|font)>",
     re.S,
 )
-_COMMENT_NEEDLES = ("<!--", "[//]:", "[comment]:", ".. ", "display", "visibility", "font-size", "opacity", "color")
+_COMMENT_NEEDLES = (
+    "<!--",
+    "[//]:",
+    "[comment]:",
+    ".. ",
+    "display",
+    "visibility",
+    "font-size",
+    "opacity",
+    "color",
+    "hidden",
+)
 # a comment that speaks to its reader: second person or a model noun, plus a verb of answering
 _SPEAKS = re.compile(rf"\b(?:you|your|du|tu|vous|users?|readers?|{_MODEL})\b")
-_INVISIBLE_ELEMENT = re.compile(r"<(?:span|div|p|font)\b[^>]*(?:display|visibility|font-size|opacity|color)\s*:")
+# (a style that hides it, or the HTML ``hidden`` attribute: ``<span hidden>``, ``<div hidden="">``)
+_INVISIBLE_ELEMENT = re.compile(
+    r"<(?:span|div|p|font)\b[^>]*(?:(?:display|visibility|font-size|opacity|color)\s*:|\shidden(?=[\s>=/]))"
+)
 _ANSWERING = re.compile(
     r"\b(?:answer|reply|respond|say|tell|state|claim|output|cite|mention|ignore|disregard|forget|recommend|"
     r"antworte|sage|ignoriere|réponds|répondez|dis|dites|responde|di|ignora)\b"
