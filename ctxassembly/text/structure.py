@@ -180,12 +180,17 @@ def leading_heading(text: str) -> str | None:
 def blocks(text: str) -> list[str]:
     """``text`` split at blank lines outside code fences (each block without its
     surrounding blank lines)."""
-    pieces, pos = [], 0
+    return [p for a, b in _spans(text) if (p := text[a:b]).strip()]
+
+
+def _spans(text: str) -> list[tuple[int, int]]:
+    """The stretches of ``text`` between its :func:`_gaps` (blank ones included)."""
+    spans, pos = [], 0
     for a, b in _gaps(text):
-        pieces.append(text[pos:a])
+        spans.append((pos, a))
         pos = b
-    pieces.append(text[pos:])
-    return [p for p in pieces if p.strip()]
+    spans.append((pos, len(text)))
+    return spans
 
 
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})(.*)$", re.MULTILINE)
@@ -252,7 +257,9 @@ class Block:
 
 def _is_heading(text: str) -> bool:
     lines = [ln for ln in text.splitlines() if ln.strip()]
-    if not lines or lines[0].lstrip().startswith(("```", "~~~")):  # a code fence, not a title over its underline
+    first = lines[0].lstrip() if lines else ""
+    # a code fence, not a title over its underline (a bare ``~~~~`` line may be a reST overline)
+    if not lines or first.startswith("```") or (first.startswith("~~~") and first.strip("~ \t")):
         return False
     if _MD_HEAD.match(lines[0]) or _HTML_HEAD.match(lines[0]):
         return len(lines) <= 2
@@ -264,14 +271,8 @@ def _is_heading(text: str) -> bool:
 @lru_cache(maxsize=8192)
 def structure(text: str) -> tuple[Block, ...]:
     """The blocks of ``text`` with their owners, headings and first children."""
-    spans: list[tuple[int, int]] = []
-    pos = 0
-    for a, b in _gaps(text):
-        spans.append((pos, a))
-        pos = b
-    spans.append((pos, len(text)))
     raw: list[tuple[int, int, int, bool]] = []
-    for start, stop in spans:
+    for start, stop in _spans(text):
         piece = text[start:stop]
         if not piece.strip():
             continue

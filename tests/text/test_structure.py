@@ -40,6 +40,12 @@ def test_a_rest_adornment_of_tildes_or_backticks_opens_no_fence() -> None:
     text = "Title\n~~~~~\n\nProse one.\n\n```\nOver\n```\n\nProse two.\n\nSub\n~~~\n\nProse three."
     parts = [text[b.start : b.end] for b in structure(text)]
     assert parts == ["Title\n~~~~~", "Prose one.", "```\nOver\n```", "Prose two.", "Sub\n~~~", "Prose three."]
+    assert [b.is_heading for b in structure(text)] == [True, False, False, False, True, False]
+    overline = "~~~~~\nTitle\n~~~~~\n\nProse."  # a reST title over and under a tilde line
+    assert [(overline[b.start : b.end], b.is_heading) for b in structure(overline)] == [
+        ("~~~~~\nTitle\n~~~~~", True),
+        ("Prose.", False),
+    ]
 
 
 @pytest.mark.parametrize(
