@@ -153,6 +153,38 @@ def test_fit_cuts_to_the_limit_or_declines() -> None:
     assert Excerpt().fit(chunks(("b", _pad(8)))[0], 80, context("retry limit?")) is None  # nothing matches
 
 
+
+LIST_SECTION = (
+    "### Per-item options\n\n"
+    "The options which can be applied to individual items in a list file are:\n\n"
+    "- `--weight-limit` (for the checking mode)\n- `--colour-scheme` (for the output)\n\n"
+    "## Referring to other list files\n\n"
+    "If you wish, you can refer to other list files in a list file, like this:\n\n"
+    "```\n-r more_items.txt\n```\n\n"
+    "## Using environment variables in list files\n\n"
+    "A list file may use environment variables; each is expanded when the file is read, "
+    "before any other option is applied to the items it lists.\n"
+)
+
+
+def test_a_room_below_fit_min_gets_no_fragment_that_would_cut_the_answer_out() -> None:
+    # In 75 tokens the fill kept the lead-in ("The options ... are:") and the other headings
+    # that share the question's words, not the list it leads into: the gold chunk kept,
+    # its answer cut. Below FIT_MIN the chunk is left out instead, and another may fill.
+    from ctxassembly.stages.excerpt import FIT_MIN
+
+    ctx = context("Which options can be applied to an individual item in a list file?", budget=500)
+    c = chunks(("a", LIST_SECTION))[0]
+    old = Excerpt(fit_min=60).fit(c, 75, ctx)
+    assert old is not None
+    assert "are:" in old.text
+    assert "--weight-limit" not in old.text
+    assert FIT_MIN > 75
+    assert Excerpt().fit(c, 75, ctx) is None
+    kept = Excerpt().fit(c, FIT_MIN, ctx)
+    assert kept is not None
+    assert "--weight-limit" in kept.text
+
 HELP = (
     "Reporting:\n"
     + "".join(f"      --opt{i}=N             Option number {i} does things.\n" for i in range(12))
@@ -188,7 +220,7 @@ def test_a_long_item_is_kept_without_its_continuation_when_both_do_not_fit() -> 
     ctx = context("Can the indirect, ids and scope arguments of parametrize still be passed positionally?")
     c = chunks(("a", CHANGELOG))[0]
     item = ctx.count_tokens(CHANGELOG.split("\n\n")[1])
-    cut = Excerpt().fit(c, item + 25, ctx)  # room for the item, not for item and continuation
+    cut = Excerpt(fit_min=20).fit(c, item + 25, ctx)  # room for the item, not for item and continuation
     assert cut is not None
     assert "are now keyword-only" in cut.text  # the item that answers, not its continuation alone
 
@@ -238,9 +270,9 @@ def test_fit_declines_a_fragment_matched_only_in_a_markup_line() -> None:
     # room for the directive line and some of its code, not for the prose that matches
     # ("require"): the code alone is not a fragment about the question
     for limit in (60, 100, 150):
-        assert Excerpt().fit(c, limit, ctx) is None
+        assert Excerpt(fit_min=20).fit(c, limit, ctx) is None
     # where only the markup line matches, it is the name the chunk is about (and kept)
-    cut = Excerpt().fit(c, 60, context("Is it Python?"))
+    cut = Excerpt(fit_min=20).fit(c, 60, context("Is it Python?"))
     assert cut is not None
     assert cut.text.startswith(".. code-block:: python")
 

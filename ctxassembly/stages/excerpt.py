@@ -57,7 +57,12 @@ from ctxassembly.text.rivals import entry_blocks, losers
 from ctxassembly.text.selection import with_gaps
 from ctxassembly.text.structure import HEADER_CHARS, Block, definitions, is_mark, structure
 
-__all__ = ["Excerpt", "fit", "grow"]
+__all__ = ["FIT_MIN", "Excerpt", "fit", "grow"]
+
+#: the least room (tokens) worth a fill fragment: in less, a fragment keeps the matched
+#: heading or lead-in without the value under it, and cuts the answer out of the chunk it
+#: keeps (chosen on six corpora, the conservative side: benchmarks/README.md)
+FIT_MIN = 80
 
 
 class Excerpt(StageBase):
@@ -68,7 +73,7 @@ class Excerpt(StageBase):
         Blocks run 30 to 120 tokens; a much lower floor leaves one or two of them and loses
         answers (the measured choice of the default: benchmarks/README.md).
     :param fit_min: :meth:`fit` cuts a chunk to what is left of the budget only when at
-        least this many tokens are left.
+        least this many tokens are left (default :data:`FIT_MIN`).
     :param gap_marker: what stands where blocks were left out.
     :raises ConfigError: a share outside (0, 1].
     """
@@ -79,7 +84,7 @@ class Excerpt(StageBase):
     writes = frozenset({"blocks", "cut"})  # blocks: the block scores select's fit reads
 
     def __init__(
-        self, max_share: float = 0.25, *, min_tokens: int = 200, fit_min: int = 60, gap_marker: str = "[…]"
+        self, max_share: float = 0.25, *, min_tokens: int = 200, fit_min: int = FIT_MIN, gap_marker: str = "[…]"
     ) -> None:
         if not 0 < max_share <= 1:
             raise ConfigError(f"max_share must be in (0, 1], got {max_share!r}")
@@ -159,7 +164,7 @@ class Excerpt(StageBase):
         return write(text, tree, keep, self.gap_marker)
 
 
-def fit(chunk: Chunk, limit: int, ctx: Context, *, fit_min: int = 60, gap_marker: str = "[…]") -> Chunk | None:
+def fit(chunk: Chunk, limit: int, ctx: Context, *, fit_min: int = FIT_MIN, gap_marker: str = "[…]") -> Chunk | None:
     """``chunk`` cut to its best blocks within ``limit`` tokens of text, or ``None`` when
     the block that matches the question best does not fit (select calls this for a
     chunk that does not fit whole in what is left of the budget; below ``fit_min``
