@@ -153,7 +153,6 @@ def test_fit_cuts_to_the_limit_or_declines() -> None:
     assert Excerpt().fit(chunks(("b", _pad(8)))[0], 80, context("retry limit?")) is None  # nothing matches
 
 
-
 LIST_SECTION = (
     "### Per-item options\n\n"
     "The options which can be applied to individual items in a list file are:\n\n"
@@ -184,6 +183,7 @@ def test_a_room_below_fit_min_gets_no_fragment_that_would_cut_the_answer_out() -
     kept = Excerpt().fit(c, FIT_MIN, ctx)
     assert kept is not None
     assert "--weight-limit" in kept.text
+
 
 HELP = (
     "Reporting:\n"
