@@ -10,7 +10,7 @@
 * :mod:`~ctxassembly.models.batching`: :func:`plan_batches`, forward passes grouped by
   token length.
 * :mod:`~ctxassembly.models.threads`: :func:`torch_threads`, the one control of torch's
-  CPU thread count.
+  CPU thread count, and :func:`free_cores`, the cores no other thread is running on.
 
 Everything heavy (torch, sentence-transformers, transformers) is imported inside
 functions: importing ctxassembly never loads a model library. The names below are the
@@ -31,7 +31,7 @@ from ctxassembly.models.loading import (
     untrained_head,
 )
 from ctxassembly.models.pruner import SentencePruner, pruner_kind
-from ctxassembly.models.threads import torch_threads
+from ctxassembly.models.threads import free_cores, torch_threads
 
 __all__ = [
     "DEFAULT_CROSS_ENCODER",
@@ -41,6 +41,7 @@ __all__ = [
     "SentencePruner",
     "cosine",
     "embedder_for",
+    "free_cores",
     "is_cross_encoder",
     "is_sentence_transformer",
     "load_cross_encoder",

@@ -7,7 +7,8 @@ returns one shared Embedder per model, so the reranker, the semantic dedup and t
 extractor that use the same model share one cache. Texts that miss the cache are grouped
 into forward passes by length (:func:`~ctxassembly.models.batching.plan_batches`), and a
 small pass runs on few torch threads (:func:`~ctxassembly.models.threads.torch_threads`):
-on a busy machine a second thread mostly waits for the first.
+on a busy machine a second thread mostly waits for the first. A pass also leaves alone a
+core that another thread is running on (:func:`~ctxassembly.models.threads.free_cores`).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import numpy as np
 from ctxassembly.errors import ConfigError
 from ctxassembly.models.batching import plan_batches, token_lengths
 from ctxassembly.models.loading import is_sentence_transformer, load_sentence_transformer, require
-from ctxassembly.models.threads import torch_threads
+from ctxassembly.models.threads import free_cores, torch_threads
 
 __all__ = ["SMALL_PASS_TOKENS", "Embedder", "cosine", "embedder_for", "text_key"]
 
@@ -58,6 +59,18 @@ class Embedder:
         (benchmarks/README.md). Larger passes keep the process's setting. While a small
         pass runs, the process's torch thread count is lowered (and restored after it):
         see :func:`torch_threads`.
+    :param busy_cores: ``"yield"`` (the default, with ``small_pass_threads`` set): a pass runs
+        on no more threads than there are cores no other thread is running on
+        (:func:`free_cores`, read before each pass until one runs on all its threads), at
+        least one. torch splits a pass evenly among its threads, so a thread that shares its
+        core with another job makes the whole pass wait: after a BLAS call whose worker
+        threads still spin (a vector search, another library's cosine matrix), two texts of
+        256 tokens took 122 ms on 2 threads of this 2-core machine against 90 ms on 1 (54 ms
+        on 2 when quiet). A vector on 1 thread agrees with its 2-thread value to ~1e-7
+        (bit for bit in the batched passes measured), and every with-models snapshot call
+        decided the same with each pass forced onto 1 thread (benchmarks/README.md); a
+        near-tie could still read differently under load. ``"ignore"``: the thread count
+        never looks at the load.
     :raises MissingExtraError: a path or name was given and sentence-transformers is missing.
     :raises ConfigError: ``model`` is none of the above, or a bad cache size, batch size,
         pass cost or thread count.
@@ -71,6 +84,7 @@ class Embedder:
         batch_size: int = 64,
         pass_cost: int = 64,
         small_pass_threads: int | None = 2,
+        busy_cores: str = "yield",
     ) -> None:
         if isinstance(cache_size, bool) or not isinstance(cache_size, int) or cache_size < 0:
             raise ConfigError(f"cache_size must be a non-negative int, got {cache_size!r}")
@@ -82,6 +96,8 @@ class Embedder:
             isinstance(small_pass_threads, bool) or not isinstance(small_pass_threads, int) or small_pass_threads < 1
         ):
             raise ConfigError(f"small_pass_threads must be a positive int or None, got {small_pass_threads!r}")
+        if busy_cores not in ("yield", "ignore"):
+            raise ConfigError(f"busy_cores must be 'yield' or 'ignore', got {busy_cores!r}")
         if isinstance(model, str):
             require()
             if not model.strip():
@@ -97,11 +113,13 @@ class Embedder:
         self.batch_size = batch_size
         self.pass_cost = pass_cost
         self.small_pass_threads = small_pass_threads
+        self.busy_cores = busy_cores
         self._cache: OrderedDict[bytes, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
         self.calls = 0  # embed calls that reached the model so far
         self.passes = 0  # forward passes (or callable calls) so far
         self.embedded = 0  # texts embedded so far (cache misses)
+        self.yielded = 0  # forward passes run on fewer threads because other threads held cores
 
     def __getstate__(self) -> dict[str, Any]:
         # Pickled for a worker process: settings and the spec travel; the lock, the cache
@@ -131,9 +149,15 @@ class Embedder:
         if is_sentence_transformer(model):
             out = np.zeros((len(texts), 0), dtype=np.float32)
             lengths = token_lengths(model, texts)
+            # once a pass has run on all its threads, its workers spin a moment after it:
+            # the load is not read again in this call (they would count as other threads)
+            settled = self.small_pass_threads is None or self.busy_cores == "ignore"
             for batch in plan_batches(lengths, max_batch=self.batch_size, pass_cost=self.pass_cost):
                 small = len(batch) * max(lengths[i] for i in batch) <= SMALL_PASS_TOKENS
-                with torch_threads(self.small_pass_threads if small else None):
+                n = self.small_pass_threads if small else None
+                if not settled:
+                    n, settled = self._threads(n)
+                with torch_threads(n):
                     vecs = model.encode(
                         [texts[i] for i in batch],
                         batch_size=len(batch),
@@ -155,6 +179,18 @@ class Embedder:
             )
         norms = np.linalg.norm(arr, axis=1, keepdims=True)
         return arr / np.where(norms == 0, 1.0, norms)
+
+    def _threads(self, n: int | None) -> tuple[int | None, bool]:
+        """The thread count of the next pass (at most ``n``; ``None``: the process's), fewer
+        when other threads hold cores; and whether it runs on all the threads it asked for."""
+        import torch
+
+        want = torch.get_num_threads() if n is None else min(n, torch.get_num_threads())
+        free = free_cores()
+        if free is None or free >= want:
+            return n, True
+        self.yielded += 1
+        return max(1, free), False
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Unit vectors ``(len(texts), dim)``; only texts not in the cache reach the model."""

@@ -4,14 +4,18 @@ cross-encoder built by the session fixture and loaded through ``CrossEncoder(pat
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 import threading
+import time
 
 import numpy as np
 import pytest
 
 from ctxassembly import Assembler, assemble
 from ctxassembly.errors import ConfigError
-from ctxassembly.models import Embedder, embedder_for, load_cross_encoder, model_kind, torch_threads
+from ctxassembly.models import Embedder, embedder_for, free_cores, load_cross_encoder, model_kind, torch_threads
 from ctxassembly.stages.extract import Extract
 from ctxassembly.stages.rerank import Rerank
 from ctxassembly.stages.semantic import SemanticDedup
@@ -107,11 +111,63 @@ def test_small_passes_run_on_at_most_two_threads_and_restore_the_setting(minilm,
         return encode(texts, **kw)
 
     monkeypatch.setattr(minilm, "encode", spy)  # on this instance only; undone after the test
-    Embedder(minilm, cache_size=0).embed(["one short question"])
-    Embedder(minilm, cache_size=0, small_pass_threads=1).embed(["one short question"])
+    # busy_cores="ignore": the count must not depend on what else the machine runs meanwhile
+    Embedder(minilm, cache_size=0, busy_cores="ignore").embed(["one short question"])
+    Embedder(minilm, cache_size=0, small_pass_threads=1, busy_cores="ignore").embed(["one short question"])
     Embedder(minilm, cache_size=0, small_pass_threads=None).embed(["one short question"])
     assert seen == [(1, min(2, before)), (1, 1), (1, before)]
     assert torch.get_num_threads() == before
+
+
+def test_a_pass_leaves_a_busy_core_alone_and_gives_the_same_vectors(minilm, monkeypatch):
+    import torch
+
+    import ctxassembly.models.embedder as embedder_module
+
+    before = torch.get_num_threads()
+    seen = []
+    encode = minilm.encode
+
+    def spy(texts, **kw):
+        seen.append(torch.get_num_threads())
+        return encode(texts, **kw)
+
+    texts = ["a password reset link is valid for three days", "the cache keeps a vector per text " * 30]
+    monkeypatch.setattr(minilm, "encode", spy)
+    quiet = Embedder(minilm, cache_size=0, pass_cost=0, busy_cores="ignore")
+    want = quiet.embed(texts)
+    monkeypatch.setattr(embedder_module, "free_cores", lambda reads=3: 1)  # another thread holds a core
+    busy = Embedder(minilm, cache_size=0, pass_cost=0)
+    got = busy.embed(texts)
+    assert busy.passes == 2
+    assert busy.yielded == 2
+    assert seen == [min(2, before)] * 2 + [1, 1]
+    assert np.allclose(got, want, atol=1e-6)  # a reduction's order may differ on one thread
+    assert torch.get_num_threads() == before
+    monkeypatch.setattr(embedder_module, "free_cores", lambda reads=3: None)  # the load cannot be read
+    unread = Embedder(minilm, cache_size=0, pass_cost=0)
+    unread.embed(texts)
+    assert unread.yielded == 0
+    assert seen[-2:] == [min(2, before)] * 2
+    with pytest.raises(ConfigError, match="busy_cores must be 'yield' or 'ignore', got 'never'"):
+        Embedder(minilm, busy_cores="never")
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/loadavg"), reason="the run queue is read from /proc/loadavg")
+def test_free_cores_counts_a_busy_process():
+    cores = len(os.sched_getaffinity(0))
+    quiet = free_cores()
+    assert quiet is not None
+    assert 0 <= quiet <= cores
+    spin = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        time.sleep(0.3)  # until it is running, not a measurement
+        busy = free_cores()
+        assert busy is not None
+        assert busy <= cores - 1
+    finally:
+        spin.kill()
+        spin.wait()
 
 
 def test_torch_threads_lowers_and_restores():
