@@ -1249,30 +1249,6 @@ def _comment_spans(text: str, low: str) -> list[tuple[int, int]]:
     return out
 
 
-# an agent's loop written out (ReAct): each line opens with a step's label; a run of two
-# or more such lines is a transcript — turns of a conversation, like "Assistant: …"
-_STEP = r"[ \t>*_]*(?:Thought|Action(?:[ \t]+Input)?|Observation|Final[ \t]+Answer)[ \t]*:[^\n]*"
-_TRANSCRIPT = re.compile(rf"(?m:^{_STEP}(?:\n{_STEP})+)")
-_STEP_NEEDLES = ("thought:", "action:", "action input:", "observation:", "final answer:")
-
-
-def _transcript_spans(text: str, low: str) -> list[tuple[int, int]]:
-    """Runs of two lines or more that open with an agent step's label (``Thought:``,
-    ``Action:``, ``Action Input:``, ``Observation:``, ``Final Answer:``) outside a code
-    block: a fake turn of an agent's loop."""
-    if sum(n in low for n in _STEP_NEEDLES) < 2:
-        return []
-    out = []
-    for m in _TRANSCRIPT.finditer(text):
-        before = text[: m.start()]
-        if before.count("```") % 2 == 1 or before.count("~~~") % 2 == 1:
-            continue  # inside a fenced code block
-        if text.startswith(("    ", "\t"), m.start()):
-            continue  # an indented code block, a reST literal block
-        out.append((m.start(), m.end()))
-    return out
-
-
 @lru_cache(maxsize=16384)
 def find_injections(text: str) -> tuple[tuple[int, int, str], ...]:
     """Spans ``(start, end, class)`` of the sentences in ``text`` that act as instructions.
@@ -1325,11 +1301,9 @@ def _find(text: str) -> tuple[tuple[int, int, str], ...]:
     modal = _modal_possible(low, tokens)
     comments = _comment_spans(text, _lower(text))
     titled = _titled(text, low, tokens)
-    transcript = _transcript_spans(text, low)
-    if not (rules or hidden or comments or authority or modal or titled or transcript):
+    if not (rules or hidden or comments or authority or modal or titled):
         return ()  # the common case, decided by substring tests
     spans: list[tuple[int, int, str]] = [(s, e, "hidden") for s, e in comments]
-    spans += [(s, e, "role_marker") for s, e in transcript]
     spans += [(s, e, "addressed") for s, e in titled]
     pieces: list[tuple[int, int, str, list[str]]] = []
     start = 0
