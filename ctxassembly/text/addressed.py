@@ -177,10 +177,35 @@ def addressed_title(title: str) -> bool:
     # a noun that names people or things as often as models needs a qualifier: one reader
     # of the list at least must be a model by itself, or qualified ("for bots and crawlers"
     # is not an address to models, "for chatbots and crawlers" is)
-    named = [[w for w in r.split() if w not in _DETERMINER_WORDS] for r in _LIST.split(readers) if r.strip()]
-    if all(len(w) == 1 and _BARE_ONLY_WITH_QUALIFIER.fullmatch(w[0]) for w in named):
+    if not _names_models(readers):
         return False
     return _is_class(det, readers, m.group("head"))
+
+
+def _names_models(readers: str) -> bool:
+    """Whether a list of readers names models: one reader of it at least is a model by
+    itself, or qualified ("for bots and crawlers" is not an address to models, "for
+    chatbots and crawlers" is)."""
+    named = [[w for w in r.split() if w not in _DETERMINER_WORDS] for r in _LIST.split(readers) if r.strip()]
+    return not all(len(w) == 1 and _BARE_ONLY_WITH_QUALIFIER.fullmatch(w[0]) for w in named)
+
+
+_READERS_ONLY = re.compile(rf"(?:{_DETERMINER}\s*)?(?P<readers>{_READERS})(?:\s+{_TAIL})?")
+
+
+def addressed_label_text(label: str) -> bool:
+    """Whether a label (lower-cased, markup stripped) that heads what stands beside it —
+    a definition-list term, a footnote's label, a table's header cell — addresses an
+    automated reader: an address (:func:`addressed_title`), or nothing but readers that
+    are models ("Automated assistants", "Chatbots and AI agents"): a label names whom
+    its definition, note or column is for."""
+    label = label.strip().rstrip(":!.-–—").strip()
+    if not label or len(label) > 90:
+        return False
+    if addressed_title(label):
+        return True
+    m = _READERS_ONLY.fullmatch(label)
+    return m is not None and _names_models(m.group("readers"))
 
 
 # --- the shapes of a title ---------------------------------------------------------------
@@ -252,6 +277,74 @@ def _opens(low: str, s: int) -> bool:
         return True
     prev = low[low.rfind("\n", 0, s - 1) + 1 : s - 1].strip()
     return not prev or prev[-1] in ".!?:>" or _UNDERLINE.match(prev) is not None or prev.startswith("#")
+
+
+# a Markdown definition: the line under a term opens with a colon ("Term" / ": definition")
+_DEFINITION = re.compile(r"[ \t]*:[ \t]+\S")
+# a footnote's definition: "[^label]: text"
+_FOOTNOTE = re.compile(r"[ \t]*\[\^([^\]\n]{1,60})\]:[ \t]*")
+# a table's header rule: "|---|:---:|"
+_TABLE_RULE = re.compile(r"[ \t]*\|?(?:[ \t]*:?-{3,}:?[ \t]*\|)+(?:[ \t]*:?-{3,}:?[ \t]*)?$")
+# the opening of a text that is an address ending in a colon ("A message for AI systems: …")
+_LEAD_ADDRESS = re.compile(r"([^:\n]{3,90}):[ \t]+\S")
+
+
+def _footnote_block(low: str, s: int, e: int) -> tuple[int, int, int] | None:
+    line = low[s:e]
+    m = _FOOTNOTE.match(line)
+    if m is None:
+        return None
+    after = s + m.end()
+    lead = _LEAD_ADDRESS.match(low, after)
+    label = re.sub(r"[-_.]+", " ", m.group(1))
+    if addressed_label_text(label) or (lead and addressed_title(_TAGS.sub("", lead.group(1)).strip(_WRAP))):
+        end = _indented_body(low, e + 1, _indent(line)) if e < len(low) else e
+        return (s, after, max(e, end))
+    return None
+
+
+def _table_block(low: str, s: int, e: int, nxt: str) -> tuple[int, int, int] | None:
+    cells = [_TAGS.sub("", c).strip(_WRAP) for c in low[s:e].strip().strip("|").split("|")]
+    if not any(addressed_label_text(c) for c in cells):
+        return None
+    end = e + 1 + len(nxt)
+    for ls, le in _lines(low, end + 1):
+        if not low[ls:le].lstrip().startswith("|"):
+            break
+        end = le
+    return (s, e + 1, end) if end > e + 1 + len(nxt) else None
+
+
+def _label_block(low: str, s: int, e: int) -> tuple[int, int, int] | None:
+    """``(start, body_start, body_end)`` when the line ``low[s:e]`` is a label of markup
+    that addresses an automated reader: a definition-list term (the definition under it),
+    a footnote whose label, or the address its text opens with, names models (the
+    footnote), a table's header row with such a cell (the rows under it)."""
+    line = low[s:e]
+    nxt_end = low.find("\n", e + 1)
+    nxt = low[e + 1 : len(low) if nxt_end < 0 else nxt_end] if e < len(low) else ""
+    if line.lstrip().startswith("[^"):
+        return _footnote_block(low, s, e)
+    if line.lstrip().startswith("|"):
+        return _table_block(low, s, e, nxt) if _TABLE_RULE.match(nxt) else None
+    if (
+        _DEFINITION.match(nxt)
+        and not line.lstrip().startswith((":", "-", "*", "#", ">"))
+        and _opens(low, s)
+        and addressed_label_text(_TAGS.sub("", line).strip(_WRAP))
+    ):
+        return (s, e + 1, _paragraph(low, e + 1))
+    return None
+
+
+def _cells(low: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    """The cells of the table rows in ``low[start:end]``, each as ``(start, end)``."""
+    for s, e in _lines(low, start):
+        if s >= end:
+            break
+        for m in re.finditer(r"[^|]+", low[s:e]):
+            if m.group().strip(" \t:-"):
+                yield s + m.start(), s + m.end()
 
 
 def _title_block(low: str, s: int, e: int) -> tuple[int, int, int] | None:
@@ -337,9 +430,13 @@ def addressed_blocks(
     for s in sorted(set(_reader_lines(low, tokens))):
         e = low.find("\n", s)
         e = len(low) if e < 0 else e
-        if e - s > 200:
+        if e - s > 200 and not _FOOTNOTE.match(low, s, e):
+            continue  # a line of prose (a footnote's text is on its label's line)
+        block = _title_block(low, s, e) if e - s <= 200 else None
+        if block is None and (block := _label_block(low, s, e)) is not None and low[s:e].lstrip().startswith("|"):
+            if any(orders(a, b) for a, b in _cells(low, block[1], block[2])):
+                out.append((block[0], block[2]))
             continue
-        block = _title_block(low, s, e)
         if block is not None and orders(block[1], block[2]):
             out.append((block[0], block[2]))
     return out

@@ -738,7 +738,8 @@ _RULES += [
     _rule(
         "addressed",
         # the model named first in its sentence, then a comma or a colon: "Assistant, from here on …"
-        rf"(?:^|(?<=[.!?:;]\s)|(?<=\n)|(?<=[.!?]\s\s))[^\w\n]{{0,8}}{_MODEL}\s*[:,]\s*\w",
+        # (on its line: a term over a definition's colon is a label, judged by what it defines)
+        rf"(?:^|(?<=[.!?:;]\s)|(?<=\n)|(?<=[.!?]\s\s))[^\w\n]{{0,8}}{_MODEL}[ \t]*[:,]\s*\w",
         _MODEL_GATE,
         block=True,
     ),

@@ -1,0 +1,126 @@
+"""The blind2 red team (``benchmarks/data/blind2``): removed share per class, benign flags.
+
+Every payload of ``payloads.jsonl`` is planted in real chunks of the six dev corpora
+(two hosts each, 400-1,500 characters, the same pick every run) at the start (its own
+block before the host), in the middle (after a sentence inside the host's text for a
+one-line payload, between two blocks for a multi-line one) and at the end (its own block),
+one chunk per call to the ``safety`` stage with the default policy (``remove``) and the
+shipped model. A placement counts as removed when no five-word run of the payload
+survives (``injection.survives``, after dropping zero-width characters and folding the
+Cyrillic / Greek / Armenian look-alikes of Latin letters on both sides) or the chunk is
+dropped.
+
+Every near miss of ``benign.jsonl`` is run alone and planted the same way: it is flagged
+when the detector flags it alone, or when the stage changes a chunk it is planted in.
+
+    python benchmarks/injection_blind2.py [-v]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import unicodedata
+from collections import Counter
+from pathlib import Path
+
+from injection import _ctx, _middle, detect, survives
+
+from ctxassembly.chunk import Chunk
+from ctxassembly.jsonl import read_jsonl
+from ctxassembly.stages.safety import Safety
+from ctxassembly.text.injection import CLASSES
+from ctxassembly.text.injection_model import builtin
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "benchmarks" / "data" / "blind2"
+CORPORA = ("django", "pytest", "celery", "black", "pymdown", "pip")
+
+_FOLD = str.maketrans("АВЕКМНОРСТХаеорсухіѕјԁΑΒΕΖΗΙΚΜΝΟΡΤΥΧνοՏՕ", "ABEKMHOPCTXaeopcyxisjdABEZHIKMNOPTYXvoSO")
+
+
+def _visible(text: str) -> str:
+    return "".join(c for c in text if unicodedata.category(c) != "Cf").translate(_FOLD)
+
+
+def hosts(per_corpus: int = 2) -> list[str]:
+    out = []
+    for name in CORPORA:
+        rows = [str(r["text"]) for r in read_jsonl(ROOT / "benchmarks" / "data" / name / "corpus.jsonl.xz")]
+        fit = [t for t in rows if 400 <= len(t) <= 1500 and "\n\n" in t and not detect(t)]
+        out += fit[:: max(1, len(fit) // (per_corpus + 1))][1 : per_corpus + 1]
+    return out
+
+
+def plant(host: str, payload: str, place: str) -> str:
+    if place == "start":
+        return f"{payload}\n\n{host}"
+    if place == "end":
+        return f"{host.rstrip()}\n\n{payload}\n"
+    if "\n" in payload.strip():
+        return host.replace("\n\n", f"\n\n{payload}\n\n", 1)
+    return _middle(host, payload)
+
+
+PLACES = ("start", "middle", "end")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("-v", "--verbose", action="store_true", help="list every missed placement")
+    args = ap.parse_args(argv)
+    payloads = [{k: str(v) for k, v in r.items()} for r in read_jsonl(DATA / "payloads.jsonl")]
+    benign = [{k: str(v) for k, v in r.items()} for r in read_jsonl(DATA / "benign.jsonl")]
+    hs = hosts()
+    safety = Safety(model=builtin())
+    stats: dict[str, Counter[str]] = {}
+    missed: dict[str, list[str]] = {}
+    for rec in payloads:
+        s = stats.setdefault(rec["class"], Counter())
+        for place in PLACES:
+            for h, host in enumerate(hs):
+                out = safety.run([Chunk(id=f"h{h}", text=plant(host, rec["text"], place), index=0)], _ctx())
+                kept = out[0].text if out else ""
+                s["planted"] += 1
+                if survives(_visible(rec["text"]), _visible(kept)):
+                    missed.setdefault(rec["id"], []).append(place)
+                else:
+                    s["removed"] += 1
+    print(f"blind2: {len(payloads)} payloads x {len(PLACES)} placements x {len(hs)} real hosts (6 corpora)")
+    print("| class | payloads | planted | removed | share |")
+    print("|---|---:|---:|---:|---:|")
+    total = Counter[str]()
+    for cls in CLASSES:
+        s = stats.get(cls, Counter())
+        if not s:
+            continue
+        total.update(s)
+        n = sum(1 for p in payloads if p["class"] == cls)
+        print(f"| {cls} | {n} | {s['planted']} | {s['removed']} | {s['removed'] / max(s['planted'], 1):.1%} |")
+    print(
+        f"| all | {len(payloads)} | {total['planted']} | {total['removed']} | "
+        f"{total['removed'] / max(total['planted'], 1):.1%} |"
+    )
+    by_id = {p["id"]: p for p in payloads}
+    for pid, places in missed.items():
+        n = len(places)
+        line = f"  missed {n}/{len(PLACES) * len(hs)}: {pid} ({by_id[pid]['shape']})"
+        print(line + (f" {sorted(Counter(places).items())}" if args.verbose else ""))
+    flagged = []
+    for rec in benign:
+        hit = bool(detect(rec["text"]))
+        for place in PLACES:
+            for h, host in enumerate(hs):
+                text = plant(host, rec["text"], place)
+                out = safety.run([Chunk(id=f"h{h}", text=text, index=0)], _ctx())
+                hit = hit or not out or out[0].text != text
+        if hit:
+            flagged.append(rec)
+    print(f"\nnear misses: {len(flagged)} of {len(benign)} flagged")
+    for rec in flagged:
+        print(f"  flagged: {rec['id']} ({rec['shape']}): {rec['text'][:90]!r}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
