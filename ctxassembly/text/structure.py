@@ -80,6 +80,7 @@ def definitions(text: str) -> str:
     lines = text.splitlines()
     out: list[str] = []
     table = False  # inside a pipe table whose rows need no outer pipes ("a | b")
+    code = _code_lines(text)  # a closing fence under a short code line is no title's underline
     for i, line in enumerate(lines):
         s = line.strip()
         if not s:
@@ -98,6 +99,7 @@ def definitions(text: str) -> str:
         # each pattern is tried only where its first character stands (most lines are prose)
         if (
             under[:1] in _UNDERLINE_CHARS
+            and i + 1 not in code
             and UNDERLINE.match(under)
             and not UNDERLINE.match(s)
             and len(under) >= len(s) - 2
@@ -132,6 +134,20 @@ def definitions(text: str) -> str:
             out.append(s)  # a definition-list term
     out.extend(m.group(2) for m in _HTML_DEF.finditer(text))
     return "\n".join(out)
+
+
+def _code_lines(text: str) -> frozenset[int]:
+    """The numbers of the lines of ``text`` inside a code fence, its marker lines included
+    (a MyST directive fence, ```` ```{note} ````, holds prose and is not code)."""
+    spans = [(a, b) for a, b, info in _fences(text) if not info.startswith("{")]
+    if not spans:
+        return frozenset()
+    out, at = set(), 0
+    for i, line in enumerate(text.splitlines(keepends=True)):
+        if any(a <= at < b for a, b in spans):
+            out.add(i)
+        at += len(line)
+    return frozenset(out)
 
 
 # --------------------------------------------------------------------------- blocks
@@ -205,31 +221,40 @@ def _adornment(text: str, start: int, end: int) -> bool:
     return bool(above.strip()) or (len(below) == 2 and bool(below[0].strip()) and below[1].strip() == marker)
 
 
-def _gaps(text: str) -> list[tuple[int, int]]:
-    """Where ``text`` splits into blocks: its runs of blank lines, except inside a Markdown
-    code fence (```` ``` ```` or ``~~~``, closed by a bare line of the same character at
-    least as long, as CommonMark reads it; one left open runs to the end of the text). A
-    fence is one block however many blank lines its code holds: half a fence kept alone
-    would leave the rest of the context rendered as code."""
-    gaps = [(m.start(), m.end()) for m in _BLANK.finditer(text)]
-    if not gaps or ("```" not in text and "~~~" not in text):
-        return gaps
-    inside: list[tuple[int, int]] = []
-    opened: tuple[str, int] | None = None
+def _fences(text: str) -> list[tuple[int, int, str]]:
+    """The Markdown code fences of ``text`` (```` ``` ```` or ``~~~``, closed by a bare line
+    of the same character at least as long, as CommonMark reads it; one left open runs to
+    the end of the text): ``(start, end, info string)`` each. A bare marker line that adorns
+    a reST title opens none."""
+    if "```" not in text and "~~~" not in text:
+        return []
+    out: list[tuple[int, int, str]] = []
+    opened: tuple[str, int, str] | None = None
     for m in _FENCE.finditer(text):
         marker, rest = m.group(1), m.group(2)
         if opened is None:
             if not rest.strip() and _adornment(text, m.start(), m.end()):
                 continue  # a reST title's underline or overline (``~~~~``), not a fence
-            opened = (marker, m.start())
+            opened = (marker, m.start(), rest.strip())
         elif marker[0] == opened[0][0] and len(marker) >= len(opened[0]) and not rest.strip():
-            inside.append((opened[1], m.end()))
+            out.append((opened[1], m.end(), opened[2]))
             opened = None
     if opened is not None:
-        inside.append((opened[1], len(text)))
+        out.append((opened[1], len(text), opened[2]))
+    return out
+
+
+def _gaps(text: str) -> list[tuple[int, int]]:
+    """Where ``text`` splits into blocks: its runs of blank lines, except inside a Markdown
+    code fence (:func:`_fences`). A fence is one block however many blank lines its code
+    holds: half a fence kept alone would leave the rest of the context rendered as code."""
+    gaps = [(m.start(), m.end()) for m in _BLANK.finditer(text)]
+    if not gaps:
+        return gaps
+    inside = _fences(text)
     if not inside:
         return gaps
-    return [g for g in gaps if not any(a < g[0] < b for a, b in inside)]
+    return [g for g in gaps if not any(a < g[0] < b for a, b, _ in inside)]
 
 
 @dataclass(frozen=True, slots=True)

@@ -177,3 +177,12 @@ def test_definitions_ignores_prose_and_code_lines() -> None:
 )
 def test_is_mark_reads_one_line_of_markup_alone(block: str, mark: bool) -> None:
     assert is_mark(block) is mark
+
+
+def test_a_closing_fence_under_a_short_code_line_is_no_title_underline() -> None:
+    # "x = 1" over the closing ``` read as a reST title over its underline: a defined name
+    text = "## Install\n\n```python\nimport x\nx = 1\n```\n\nThen run it.\n"
+    assert definitions(text).splitlines() == ["Install"]
+    # a reST title over a backtick or tilde adornment is still a title
+    assert definitions("Usage\n~~~~~\n\nText.\n").splitlines() == ["Usage"]
+    assert definitions("Usage\n`````\n\nText.\n").splitlines() == ["Usage"]
