@@ -80,7 +80,7 @@ def definitions(text: str) -> str:
     lines = text.splitlines()
     out: list[str] = []
     table = False  # inside a pipe table whose rows need no outer pipes ("a | b")
-    code = _code_lines(text)  # a closing fence under a short code line is no title's underline
+    code: frozenset[int] | None = None  # the lines inside code fences, read when first needed
     for i, line in enumerate(lines):
         s = line.strip()
         if not s:
@@ -99,13 +99,16 @@ def definitions(text: str) -> str:
         # each pattern is tried only where its first character stands (most lines are prose)
         if (
             under[:1] in _UNDERLINE_CHARS
-            and i + 1 not in code
             and UNDERLINE.match(under)
             and not UNDERLINE.match(s)
             and len(under) >= len(s) - 2
         ):
-            out.append(s)
-            continue
+            # no underline inside a code fence (a closing fence under a short code line)
+            if code is None:
+                code = _code_lines(text)
+            if i + 1 not in code:
+                out.append(s)
+                continue
         first = s[0]
         m = None
         if first == "#":
