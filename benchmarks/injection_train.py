@@ -11,7 +11,7 @@ context, the ladder of how many concepts the text holds). A logistic regression
 The threshold is the lowest probability at which the model flags at most ``--target``
 of the chunks of the held-out half of each dev corpus (chunks the negatives were not
 taken from) and at most :data:`BAR` (0.2%, the acceptance bar) of all the chunks of each
-of those and of PyMdown (the model flags a chunk when a sentence, or two neighbouring sentences, reach it).
+of those, of PyMdown and of pip (the model flags a chunk when a sentence, or two neighbouring sentences, reach it).
 
 Leave-one-family-out: for each family, a model trained without it (its threshold chosen
 the same way) is judged on it: each payload planted in a real chunk (glued to its end,
@@ -45,7 +45,6 @@ from scipy import sparse
 from sklearn.linear_model import LogisticRegression
 
 from ctxassembly.jsonl import read_jsonl
-from ctxassembly.text import injection_model
 from ctxassembly.text.injection import find_injections
 from ctxassembly.text.injection_model import DIM, TARGET_FALSE_FLAGS, LinearModel, featurize, text_signals
 
@@ -100,7 +99,8 @@ def held_out_chunks() -> dict[str, list[str]]:
 BAR = 0.002
 #: the corpora the bar is held on: the four the negatives come from, PyMdown and pip
 #: (never trained on: a variant of the model chosen on the four alone flagged 0.54% of
-#: PyMdown; pip is a dev corpus since its first scoring, see benchmarks/README.md)
+#: PyMdown; pip is a dev corpus since its first scoring, and the override fold's
+#: threshold chosen without it flagged one of its 362 chunks, see benchmarks/README.md)
 BAR_CORPORA = {
     **DEV,
     "pymdown": ROOT / "benchmarks" / "data" / "pymdown" / "corpus.jsonl.xz",
@@ -193,136 +193,6 @@ def false_flags(model: LinearModel, texts: list[str]) -> tuple[int, int, int]:
     return len(texts), sum(bool(r) for r in rules), sum(bool(r) or bool(m) for r, m in zip(rules, spans, strict=True))
 
 
-#: the pair margins the ``--margins`` table sweeps (``inf``: no margin, the model before)
-MARGINS = (float("inf"), 4.0, 3.0, 2.5, 2.0, 1.5, 1.0, 0.0)
-
-
-def _planted(payloads: list[str], hosts: list[str], seed: int = 3) -> tuple[list[str], list[str], list[list]]:
-    """The texts :func:`planted_recall` plants (the same hosts), their payloads and rule spans."""
-    rnd = random.Random(seed)
-    texts, pays = [], []
-    for p in payloads:
-        for plant in PLACES.values():
-            texts.append(plant(rnd.choice(hosts), p))
-            pays.append(p)
-    return texts, pays, [list(find_injections(t)) for t in texts]
-
-
-def _removed(model: LinearModel, planted: tuple[list[str], list[str], list[list]]) -> int:
-    """Placements removed by rules + model (no five-word run of the payload survives)."""
-    texts, pays, rules = planted
-    model.clear()
-    spans = model.spans_many(texts, rules)
-    return sum(not survives(p, cut(t, r + list(m))) for t, p, r, m in zip(texts, pays, rules, spans, strict=True))
-
-
-def _flags(model: LinearModel, chunks: list[str], rules: list[list]) -> int:
-    """Chunks flagged by the rules or the model."""
-    model.clear()
-    spans = []
-    for i in range(0, len(chunks), 200):
-        spans += model.spans_many(chunks[i : i + 200], rules[i : i + 200])
-    return sum(bool(r) or bool(m) for r, m in zip(rules, spans, strict=True))
-
-
-def margin_table(  # noqa: PLR0915 (a report, read top to bottom)
-    *,
-    x: sparse.csr_matrix,
-    y: np.ndarray,
-    fam: np.ndarray,
-    texts: list[str],
-    first: np.ndarray,
-    corpora: dict[str, list[str]],
-    whole: dict[str, list[str]],
-    hosts: list[str],
-    target: float,
-) -> None:
-    """Leave one family out over :data:`MARGINS`: for each family, the model trained
-    without it, at each margin with its threshold chosen again (the same rule, the margin
-    in place) and with the threshold of no margin; removed placements of the family
-    (rules + model) and false flags per bar corpus. Then for each fold the margin the
-    *other* families choose (most of their placements removed, each by the model trained
-    without it, under the bar on every corpus; a tie goes to the larger margin), judged on
-    the held-out family."""
-    rules_of = {name: [list(find_injections(t)) for t in chunks] for name, chunks in whole.items()}
-    rec: dict[tuple[str, float, str, str], int] = {}  # (family, margin, variant, subset) -> removed
-    flags: dict[tuple[str, float, str], dict[str, int]] = {}  # (family, margin, variant) -> corpus -> flagged
-    sizes: dict[tuple[str, str], int] = {}
-    cuts: dict[tuple[str, float], float] = {}
-    print("\npair margin, leave one family out: family, margin, threshold re-chosen (B) / kept (A)", flush=True)
-    for family in FAMILIES:
-        train = fam != family
-        base = fit(x[train], y[train])
-        planted = {}
-        for name, sel in (("first", first), ("all", np.ones(len(texts), dtype=bool))):
-            payloads = [t for t, f, s in zip(texts, fam, sel, strict=True) if f == family and s]
-            planted[name] = _planted(payloads, hosts)
-            sizes[family, name] = len(planted[name][0])
-        kept = None
-        for margin in MARGINS:
-            injection_model.PAIR_MARGIN = margin
-            base.clear()
-            threshold = choose_threshold(base, corpora, target, whole)
-            kept = threshold if kept is None else kept
-            cuts[family, margin] = threshold
-            for variant, t in (("B", threshold), ("A", kept)):
-                if variant == "A" and margin == MARGINS[0]:
-                    for k in ("first", "all"):
-                        rec[family, margin, "A", k] = rec[family, margin, "B", k]
-                    flags[family, margin, "A"] = flags[family, margin, "B"]
-                    continue
-                model = LinearModel(base.weights, base.signal_weights, base.bias, t)
-                for k in ("first", "all"):
-                    rec[family, margin, variant, k] = _removed(model, planted[k])
-                flags[family, margin, variant] = {n: _flags(model, c, rules_of[n]) for n, c in whole.items()}
-            b, a = flags[family, margin, "B"], flags[family, margin, "A"]
-            print(
-                f"  {family} margin {margin}: threshold {threshold:.3f}; "
-                f"first B {rec[family, margin, 'B', 'first']} A {rec[family, margin, 'A', 'first']}"
-                f" / {sizes[family, 'first']}; all B {rec[family, margin, 'B', 'all']}"
-                f" A {rec[family, margin, 'A', 'all']} / {sizes[family, 'all']}; flags B {b} A {a}",
-                flush=True,
-            )
-    injection_model.PAIR_MARGIN = float("inf")
-    limit = {n: BAR * len(c) for n, c in whole.items()}
-
-    def ok(family: str, margin: float, variant: str) -> bool:
-        return all(v <= limit[n] for n, v in flags[family, margin, variant].items())
-
-    for variant, what in (("B", "threshold re-chosen with the margin"), ("A", "threshold of no margin kept")):
-        print(f"\nmargin chosen on the other families ({what}; chosen on `all`), judged on the held-out one")
-        print("| held-out family | chosen margin | first: no margin -> chosen | all: no margin -> chosen |")
-        print("|---|---:|---:|---:|")
-        tot = Counter[str]()
-        for family in FAMILIES:
-            others = [g for g in FAMILIES if g != family]
-            best = max(
-                (m for m in MARGINS if all(ok(g, m, variant) for g in others)),
-                key=lambda m: (sum(rec[g, m, variant, "all"] for g in others), m),
-            )
-            cells = [family, str(best)]
-            for k in ("first", "all"):
-                n, r0, r1 = sizes[family, k], rec[family, MARGINS[0], variant, k], rec[family, best, variant, k]
-                tot.update({f"{k}n": n, f"{k}0": r0, f"{k}1": r1})
-                cells.append(f"{r0 / n:.1%} -> {r1 / n:.1%}")
-            print("| " + " | ".join(cells) + " |")
-        print(
-            f"| all | | {tot['first0'] / tot['firstn']:.1%} -> {tot['first1'] / tot['firstn']:.1%} "
-            f"| {tot['all0'] / tot['alln']:.1%} -> {tot['all1'] / tot['alln']:.1%} |"
-        )
-        print(f"\nevery margin, all seven folds ({what}): removed (first / all), false flags summed per corpus")
-        names = list(whole)
-        print("| margin | first | all | " + " | ".join(names) + " |")
-        print("|---:|---:|---:|" + "---:|" * len(names))
-        nf, na = sum(sizes[f, "first"] for f in FAMILIES), sum(sizes[f, "all"] for f in FAMILIES)
-        for m in MARGINS:
-            r1 = sum(rec[f, m, variant, "first"] for f in FAMILIES) / nf
-            r2 = sum(rec[f, m, variant, "all"] for f in FAMILIES) / na
-            per = [str(sum(flags[f, m, variant][n] for f in FAMILIES)) for n in names]
-            print(f"| {m} | {r1:.1%} | {r2:.1%} | " + " | ".join(per) + " |")
-    print("\nthresholds per fold and margin: " + "; ".join(f"{f} {m}: {t:.3f}" for (f, m), t in cuts.items()))
-
-
 def main(argv: list[str] | None = None) -> int:  # noqa: PLR0915 (a report, read top to bottom)
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--write", action="store_true")
@@ -332,7 +202,6 @@ def main(argv: list[str] | None = None) -> int:  # noqa: PLR0915 (a report, read
     ap.add_argument("--corpus", action="append", type=Path, default=[], help="another corpus for false flags")
     ap.add_argument("--no-lofo", action="store_true")
     ap.add_argument("--shapes", action="store_true", help="also the leave-one-shape-out table")
-    ap.add_argument("--margins", action="store_true", help="only the pair-margin table (leave one family out)")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     rows = build()
@@ -346,11 +215,6 @@ def main(argv: list[str] | None = None) -> int:  # noqa: PLR0915 (a report, read
     hosts = [t for t in corpora["pytest"] if 300 <= len(t) <= 1500]
     counts = Counter(r["family"] for r in rows)
     print(f"labelled set: {len(rows)} texts ({dict(counts)}), features in {time.perf_counter() - t0:.0f}s")
-    if args.margins:
-        margin_table(
-            x=x, y=y, fam=fam, texts=texts, first=first, corpora=corpora, whole=whole, hosts=hosts, target=args.target
-        )
-        return 0
 
     if not args.no_lofo:
         print(

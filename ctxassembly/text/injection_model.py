@@ -35,7 +35,6 @@ same way, and what they reveal cuts the sentences of the text that carry it.
 
 from __future__ import annotations
 
-import math
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -80,14 +79,6 @@ MIN_WORDS = 5
 LEAD_WORDS = 8
 #: the chunk-level false-flag rate the shipped threshold was chosen for (per dev corpus)
 TARGET_FALSE_FLAGS = 0.001
-#: two neighbouring sentences are flagged as a pair (an instruction split over two
-#: sentences) only when each of them the model scores alone (:data:`MIN_WORDS` words or
-#: more; a shorter one is not judged alone) has a logit of at least the cut less this
-#: margin: a pair whose combined score reaches the cut on the strength of one sentence
-#: while the other is far below it ("Ignore the warning ..." and a sentence about the
-#: reader's setup) is two documentation sentences, not one split instruction.
-#: ``math.inf``: no such condition
-PAIR_MARGIN = math.inf
 _MULT = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: the top bits of h * MULT
 _BASE = np.uint64(1_000_003)
 _SPACE = 32
@@ -544,10 +535,10 @@ class LinearModel:
         for b in range(0, len(texts), batch):
             part = texts[b : b + batch]
             offsets = np.cumsum([len(_SEP), *(len(t) + len(_SEP) for t in part[:-1])])
-            first, single, pair, words, _ = self._logits(_SEP + _SEP.join(part) + _SEP, (), offsets.tolist())
+            first, single, pair, _, _ = self._logits(_SEP + _SEP.join(part) + _SEP, (), offsets.tolist())
             owner = np.maximum(np.searchsorted(offsets, first, side="right") - 1, 0)
             best = np.full(len(part), -np.inf)
-            np.maximum.at(best, owner, np.maximum(single, _split_pairs(single, pair, words)))
+            np.maximum.at(best, owner, np.maximum(single, pair))
             with np.errstate(over="ignore"):
                 out[b : b + len(part)] = 1.0 / (1.0 + np.exp(-best))
         return out
@@ -598,7 +589,7 @@ class LinearModel:
         cut = float(np.log(self.threshold / (1.0 - self.threshold)))
         hit = single >= cut
         rows = set(np.flatnonzero(hit).tolist())
-        for r in np.flatnonzero((_split_pairs(single, pair, words) >= cut) & ~hit & ~np.roll(hit, -1)).tolist():
+        for r in np.flatnonzero((pair >= cut) & ~hit & ~np.roll(hit, -1)).tolist():
             rows.update((r, r + 1))
         if LEAD_WORDS:
             rows.update(_leads(big, first=first, pair=pair, flagged=hit | (rules > 0), words=words, cut=cut))
@@ -611,22 +602,6 @@ class LinearModel:
             if texts[t][lo:hi].strip():
                 out[t].append((lo, hi, "learned"))
         return [tuple(x) for x in out]
-
-
-def _split_pairs(
-    single: npt.NDArray[np.float64], pair: npt.NDArray[np.float64], words: npt.NDArray[np.float32]
-) -> npt.NDArray[np.float64]:
-    """The logit of each pair of neighbours as a split instruction: the pair's own, capped
-    at the weaker of the two sentences' logits plus :data:`PAIR_MARGIN` (a sentence of
-    fewer than :data:`MIN_WORDS` words does not cap it), so that the pair reaches a cut
-    only when each sentence is within the margin of it. The lead-ins read the pair
-    uncapped (a short opener is weak alone by nature)."""
-    if math.isinf(PAIR_MARGIN) or single.size < 2:
-        return pair
-    alone = np.where(words < MIN_WORDS, np.inf, single)
-    weaker = np.full(pair.size, -np.inf)  # the last sentence has no next: its pair is -inf already
-    weaker[:-1] = np.minimum(alone[:-1], alone[1:])
-    return np.minimum(pair, weaker + PAIR_MARGIN)
 
 
 def _leads(
