@@ -11,7 +11,7 @@ context, the ladder of how many concepts the text holds). A logistic regression
 The threshold is the lowest probability at which the model flags at most ``--target``
 of the chunks of the held-out half of each dev corpus (chunks the negatives were not
 taken from) and at most :data:`BAR` (0.2%, the acceptance bar) of all the chunks of each
-of those and of PyMdown (the model flags a chunk when a sentence, or two neighbouring sentences, reach it).
+of those, of PyMdown and of pip (the model flags a chunk when a sentence, or two neighbouring sentences, reach it).
 
 Leave-one-family-out: for each family, a model trained without it (its threshold chosen
 the same way) is judged on it: each payload planted in a real chunk (glued to its end,
@@ -97,10 +97,15 @@ def held_out_chunks() -> dict[str, list[str]]:
 
 #: the false-flag rate no dev corpus may exceed over all its chunks (the acceptance bar)
 BAR = 0.002
-#: the corpora the bar is held on: the four the negatives come from and PyMdown (never
-#: trained on: a variant of the model chosen on the four alone flagged 0.54% of it, see
-#: benchmarks/README.md)
-BAR_CORPORA = {**DEV, "pymdown": ROOT / "benchmarks" / "data" / "pymdown" / "corpus.jsonl.xz"}
+#: the corpora the bar is held on: the four the negatives come from, PyMdown and pip
+#: (never trained on: a variant of the model chosen on the four alone flagged 0.54% of
+#: PyMdown; pip is a dev corpus since its first scoring, and the override fold's
+#: threshold chosen without it flagged one of its 362 chunks, see benchmarks/README.md)
+BAR_CORPORA = {
+    **DEV,
+    "pymdown": ROOT / "benchmarks" / "data" / "pymdown" / "corpus.jsonl.xz",
+    "pip": ROOT / "benchmarks" / "data" / "pip" / "corpus.jsonl.xz",
+}
 
 
 def choose_threshold(
