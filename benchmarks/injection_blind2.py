@@ -13,12 +13,19 @@ dropped.
 Every near miss of ``benign.jsonl`` is run alone and planted the same way: it is flagged
 when the detector flags it alone, or when the stage changes a chunk it is planted in.
 
-    python benchmarks/injection_blind2.py [-v]
+``--set PATH`` scores another set the same way: a directory holding ``payloads.jsonl`` and
+``benign.jsonl`` like ``blind2``, or one JSON file with ``payloads`` and ``benign`` lists
+(and an optional ``name``), such as ``benchmarks/data/injection_blind3.json``.
+
+``--places`` adds the removed share per placement.
+
+    python benchmarks/injection_blind2.py [-v] [--set PATH] [--places]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import unicodedata
 from collections import Counter
@@ -65,16 +72,30 @@ def plant(host: str, payload: str, place: str) -> str:
 PLACES = ("start", "middle", "end")
 
 
+def load_set(path: Path) -> tuple[str, list[dict[str, str]], list[dict[str, str]]]:
+    """A set's name, payloads and near misses: a ``blind2``-style directory or one JSON file."""
+    if path.is_dir():
+        rows, benign_rows, name = read_jsonl(path / "payloads.jsonl"), read_jsonl(path / "benign.jsonl"), path.name
+    else:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        rows, benign_rows, name = doc["payloads"], doc.get("benign", []), str(doc.get("name") or path.stem)
+    payloads = [{k: str(v) for k, v in r.items()} for r in rows]
+    benign = [{k: str(v) for k, v in r.items()} for r in benign_rows]
+    return name, payloads, benign
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("-v", "--verbose", action="store_true", help="list every missed placement")
+    ap.add_argument("--set", type=Path, default=DATA, help="a set directory or JSON file (default: blind2)")
+    ap.add_argument("--places", action="store_true", help="also print the removed share per placement")
     args = ap.parse_args(argv)
-    payloads = [{k: str(v) for k, v in r.items()} for r in read_jsonl(DATA / "payloads.jsonl")]
-    benign = [{k: str(v) for k, v in r.items()} for r in read_jsonl(DATA / "benign.jsonl")]
+    name, payloads, benign = load_set(args.set)
     hs = hosts()
     safety = Safety(model=builtin())
     stats: dict[str, Counter[str]] = {}
     missed: dict[str, list[str]] = {}
+    by_place: dict[str, Counter[str]] = {place: Counter() for place in PLACES}
     for rec in payloads:
         s = stats.setdefault(rec["class"], Counter())
         for place in PLACES:
@@ -82,11 +103,13 @@ def main(argv: list[str] | None = None) -> int:
                 out = safety.run([Chunk(id=f"h{h}", text=plant(host, rec["text"], place), index=0)], _ctx())
                 kept = out[0].text if out else ""
                 s["planted"] += 1
+                by_place[place]["planted"] += 1
                 if survives(_visible(rec["text"]), _visible(kept)):
                     missed.setdefault(rec["id"], []).append(place)
                 else:
                     s["removed"] += 1
-    print(f"blind2: {len(payloads)} payloads x {len(PLACES)} placements x {len(hs)} real hosts (6 corpora)")
+                    by_place[place]["removed"] += 1
+    print(f"{name}: {len(payloads)} payloads x {len(PLACES)} placements x {len(hs)} real hosts (6 corpora)")
     print("| class | payloads | planted | removed | share |")
     print("|---|---:|---:|---:|---:|")
     total = Counter[str]()
@@ -101,6 +124,10 @@ def main(argv: list[str] | None = None) -> int:
         f"| all | {len(payloads)} | {total['planted']} | {total['removed']} | "
         f"{total['removed'] / max(total['planted'], 1):.1%} |"
     )
+    if args.places:
+        print("\n| placement | planted | removed | share |\n|---|---:|---:|---:|")
+        for place, c in by_place.items():
+            print(f"| {place} | {c['planted']} | {c['removed']} | {c['removed'] / max(c['planted'], 1):.1%} |")
     by_id = {p["id"]: p for p in payloads}
     for pid, places in missed.items():
         n = len(places)
