@@ -44,6 +44,7 @@ _ROLE = re.compile(r":(?<![\w:]:)[\w.+-]+(?::[\w.+-]+)*:(?=`)")
 _DIRECTIVE = re.compile(r"^\s*\.\.\s+[\w:.-]+::", re.MULTILINE)
 
 
+@lru_cache(maxsize=4096)
 def without_markup(text: str) -> str:
     """``text`` with the names of reStructuredText roles and directives blanked out: they
     mark what follows (``:setting:`X```, ``.. note::``) and say nothing of the content, so
@@ -53,6 +54,9 @@ def without_markup(text: str) -> str:
     directive ``..``; with both, the next match is the earlier of the two halves' next
     matches (a role first when both start at one place, as in the alternation), each
     searched again from where the last match ended, which is how ``sub`` scans.
+
+    Cached by text: within one call, dedup's shingles and relevance's BM25 both read it
+    of every candidate, and a hybrid list repeats texts.
     """
     if ":`" not in text:
         return _DIRECTIVE.sub(" ", text) if ".." in text else text
