@@ -110,16 +110,23 @@ def _squeezed(text: str) -> bytes | str:
 def text_classes(texts: Sequence[str]) -> list[int]:
     """For each text, the number of its :func:`normalize` class, classes numbered in order of
     first appearance: what ``seen.setdefault(normalize(t), len(seen))`` gives, while
-    normalising only texts whose cheap squeezed key repeats (most never do)."""
+    normalising only texts whose cheap squeezed key repeats (most never do). A text seen
+    before in ``texts`` (a hybrid list repeats a chunk once per retriever) takes the class
+    of its first copy, neither squeezed nor normalised again."""
     out: list[int] = []
     first: dict[bytes | str, tuple[str, int]] = {}  # squeezed key -> (its first text, its class)
     exact: dict[str, int] = {}  # normalised text -> class, filled for repeated keys only
     opened: set[bytes | str] = set()
+    same: dict[str, int] = {}  # text -> its class, for texts that repeat verbatim
     for text in texts:
+        if text in same:
+            out.append(same[text])
+            continue
         key = _squeezed(text)
         if key not in first:
             first[key] = (text, len(first) + len(exact) - len(opened))
             out.append(first[key][1])
+            same[text] = first[key][1]
             continue
         if key not in opened:
             opened.add(key)
@@ -128,6 +135,7 @@ def text_classes(texts: Sequence[str]) -> list[int]:
         if norm not in exact:
             exact[norm] = len(first) + len(exact) - len(opened)
         out.append(exact[norm])
+        same[text] = exact[norm]
     return out
 
 

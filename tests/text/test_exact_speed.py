@@ -28,3 +28,22 @@ def test_without_markup_cached_equals_the_regex() -> None:
 def test_without_markup_cached_property(text: str) -> None:
     assert lexical.without_markup(text) == lexical._MARKUP.sub(" ", text)
     assert lexical.without_markup(text) == lexical._MARKUP.sub(" ", text)
+
+
+def _classes_plain(texts: list[str]) -> list[int]:
+    seen: dict[str, int] = {}
+    return [seen.setdefault(lexical.normalize(t), len(seen)) for t in texts]
+
+
+def test_text_classes_repeats_take_the_first_copys_class() -> None:
+    texts = ["A b", "c", "A b", "a  B", "c", "A\tb", "d", "a  B", "Ａ b", "A b"]
+    assert lexical.text_classes(texts) == _classes_plain(texts)
+
+
+_CLASS_TEXTS = ["A b", "a b", "a  b", "ab", "A\nb", "x", "X ", "Ａb", "é", "É", "e\u0301"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_CLASS_TEXTS), max_size=12))
+def test_text_classes_property(texts: list[str]) -> None:
+    assert lexical.text_classes(texts) == _classes_plain(texts)
