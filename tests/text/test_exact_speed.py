@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -47,3 +50,27 @@ _CLASS_TEXTS = ["A b", "a b", "a  b", "ab", "A\nb", "x", "X ", "Ａb", "é", "É
 @given(st.lists(st.sampled_from(_CLASS_TEXTS), max_size=12))
 def test_text_classes_property(texts: list[str]) -> None:
     assert lexical.text_classes(texts) == _classes_plain(texts)
+
+
+def _counts(fill: Callable[..., None], texts: list[str], terms: list[str]) -> tuple[list[list[float]], list[float]]:
+    counts, lengths = np.zeros((len(terms), len(texts))), np.zeros(len(texts))
+    fill(texts, terms, counts, lengths, np.arange(len(texts)))
+    return counts.tolist(), lengths.tolist()
+
+
+_WORDS = ["pypy", "pypy3", "py", "base", "path", "base_path", "restrict_base_path", "x", "a1", "sha256", "sha"]
+
+
+def test_count_few_bag_equals_the_scans() -> None:
+    texts = ["pypy pypy3 Base path base_path sha sha256 py x", "PyPy3.8+ base base base path", "nothing here"]
+    terms = ["pypy", "base", "path", "sha", "py", "base_path", "x"]
+    assert _counts(lexical._count_few, texts, terms) == _counts(lexical._count_ascii, texts, terms)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.lists(st.sampled_from([*_WORDS, "-", ".", "PYPY", "Base"]), max_size=15).map(" ".join), min_size=1),
+    st.lists(st.sampled_from(["pypy", "py", "base", "path", "base_path", "sha", "x", "a1"]), min_size=1, unique=True),
+)
+def test_count_few_property(texts: list[str], terms: list[str]) -> None:
+    assert _counts(lexical._count_few, texts, terms) == _counts(lexical._count_ascii, texts, terms)
