@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxassembly.text import lexical
+from ctxassembly.text import lexical, selection
 
 _MARKUP_TEXTS = [
     "",
@@ -74,3 +74,26 @@ def test_count_few_bag_equals_the_scans() -> None:
 )
 def test_count_few_property(texts: list[str], terms: list[str]) -> None:
     assert _counts(lexical._count_few, texts, terms) == _counts(lexical._count_ascii, texts, terms)
+
+
+def _removed_plain(text: str, cut: str, words: int = 8, most: int = 5) -> list[str]:
+    out = []
+    for raw in selection._PARAGRAPH.split(text):
+        para = raw.strip()
+        if para and para not in cut:
+            head = para.split()
+            out.append(" ".join(head[:words]) + (" …" if len(head) > words else ""))
+            if len(out) == most:
+                break
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.lists(st.sampled_from(["a", "bb", "c\td", " ", "\n", "e f g h"]), max_size=14).map(" ".join)).map(
+        "\n\n".join
+    ),
+    st.integers(min_value=1, max_value=10),
+)
+def test_removed_passages_first_words_only(text: str, words: int) -> None:
+    assert selection.removed_passages(text, "", words=words) == _removed_plain(text, "", words=words)
