@@ -155,13 +155,17 @@ def shingles(text: str, k: int = 5) -> frozenset[int]:
     The hash is CRC-32 of the shingle's words, not Python's ``hash()``: that one is salted
     per process, so MinHash LSH (which reads the hashes' bits) would propose other pairs in
     every process."""
-    w = words(normalize(text))
-    if len(w) < k:
-        return frozenset([_stable(w)]) if w else frozenset()
+    norm = normalize(text)
+    folded = norm.casefold()
+    if folded.isascii():  # the words as bytes at once: words() of it, each word encoded
+        b = folded.encode("ascii").translate(_ASCII_NON_WORD).split()
+    else:
+        b = [x.encode("utf-8") for x in _WORD.findall(folded)]
+    if len(b) < k:
+        return frozenset([zlib.crc32(b"\x1f".join(b))]) if b else frozenset()
     # zip of k shifted views yields the same k-tuples as slicing, without a slice per word;
     # each word is encoded once and the bytes joined (UTF-8 of a join is the join of the
     # UTF-8s), so every hash is _stable's, without a Python call per shingle
-    b = [x.encode("utf-8") for x in w]
     return frozenset(map(zlib.crc32, map(b"\x1f".join, zip(*(b[i:] for i in range(k)), strict=False))))
 
 

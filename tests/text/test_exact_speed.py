@@ -97,3 +97,23 @@ def _removed_plain(text: str, cut: str, words: int = 8, most: int = 5) -> list[s
 )
 def test_removed_passages_first_words_only(text: str, words: int) -> None:
     assert selection.removed_passages(text, "", words=words) == _removed_plain(text, "", words=words)
+
+
+def _shingles_plain(text: str, k: int = 5) -> frozenset[int]:
+    w = lexical.words(lexical.normalize(text))
+    if len(w) < k:
+        return frozenset([lexical._stable(w)]) if w else frozenset()
+    return frozenset(lexical._stable(w[i : i + k]) for i in range(len(w) - k + 1))
+
+
+def test_shingles_over_bytes_equal_the_str_words() -> None:
+    for text in ["", "one", "a b c d", "a b c d e f g", "Straße ÄÖ ﬁne x y z", "x_y-z.w 3.14 ÉCOLE école", "ß" * 3]:
+        for k in (1, 3, 5):
+            lexical.shingles.cache_clear()
+            assert lexical.shingles(text, k) == _shingles_plain(text, k)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("aBc _-.\n9ßÉéﬁ\u0301İ")), max_size=60), st.integers(1, 6))
+def test_shingles_property(text: str, k: int) -> None:
+    assert lexical.shingles(text, k) == _shingles_plain(text, k)
