@@ -44,6 +44,7 @@ _ROLE = re.compile(r":(?<![\w:]:)[\w.+-]+(?::[\w.+-]+)*:(?=`)")
 _DIRECTIVE = re.compile(r"^\s*\.\.\s+[\w:.-]+::", re.MULTILINE)
 
 
+@lru_cache(maxsize=4096)
 def without_markup(text: str) -> str:
     """``text`` with the names of reStructuredText roles and directives blanked out: they
     mark what follows (``:setting:`X```, ``.. note::``) and say nothing of the content, so
@@ -53,6 +54,9 @@ def without_markup(text: str) -> str:
     directive ``..``; with both, the next match is the earlier of the two halves' next
     matches (a role first when both start at one place, as in the alternation), each
     searched again from where the last match ended, which is how ``sub`` scans.
+
+    Cached by text: within one call, dedup's shingles and relevance's BM25 both read it
+    of every candidate, and a hybrid list repeats texts.
     """
     if ":`" not in text:
         return _DIRECTIVE.sub(" ", text) if ".." in text else text
@@ -106,16 +110,23 @@ def _squeezed(text: str) -> bytes | str:
 def text_classes(texts: Sequence[str]) -> list[int]:
     """For each text, the number of its :func:`normalize` class, classes numbered in order of
     first appearance: what ``seen.setdefault(normalize(t), len(seen))`` gives, while
-    normalising only texts whose cheap squeezed key repeats (most never do)."""
+    normalising only texts whose cheap squeezed key repeats (most never do). A text seen
+    before in ``texts`` (a hybrid list repeats a chunk once per retriever) takes the class
+    of its first copy, neither squeezed nor normalised again."""
     out: list[int] = []
     first: dict[bytes | str, tuple[str, int]] = {}  # squeezed key -> (its first text, its class)
     exact: dict[str, int] = {}  # normalised text -> class, filled for repeated keys only
     opened: set[bytes | str] = set()
+    same: dict[str, int] = {}  # text -> its class, for texts that repeat verbatim
     for text in texts:
+        if text in same:
+            out.append(same[text])
+            continue
         key = _squeezed(text)
         if key not in first:
             first[key] = (text, len(first) + len(exact) - len(opened))
             out.append(first[key][1])
+            same[text] = first[key][1]
             continue
         if key not in opened:
             opened.add(key)
@@ -124,6 +135,7 @@ def text_classes(texts: Sequence[str]) -> list[int]:
         if norm not in exact:
             exact[norm] = len(first) + len(exact) - len(opened)
         out.append(exact[norm])
+        same[text] = exact[norm]
     return out
 
 
@@ -143,13 +155,17 @@ def shingles(text: str, k: int = 5) -> frozenset[int]:
     The hash is CRC-32 of the shingle's words, not Python's ``hash()``: that one is salted
     per process, so MinHash LSH (which reads the hashes' bits) would propose other pairs in
     every process."""
-    w = words(normalize(text))
-    if len(w) < k:
-        return frozenset([_stable(w)]) if w else frozenset()
+    norm = normalize(text)
+    folded = norm.casefold()
+    if folded.isascii():  # the words as bytes at once: words() of it, each word encoded
+        b = folded.encode("ascii").translate(_ASCII_NON_WORD).split()
+    else:
+        b = [x.encode("utf-8") for x in _WORD.findall(folded)]
+    if len(b) < k:
+        return frozenset([zlib.crc32(b"\x1f".join(b))]) if b else frozenset()
     # zip of k shifted views yields the same k-tuples as slicing, without a slice per word;
     # each word is encoded once and the bytes joined (UTF-8 of a join is the join of the
     # UTF-8s), so every hash is _stable's, without a Python call per shingle
-    b = [x.encode("utf-8") for x in w]
     return frozenset(map(zlib.crc32, map(b"\x1f".join, zip(*(b[i:] for i in range(k)), strict=False))))
 
 
@@ -450,11 +466,14 @@ def _count_few(texts: list[str], terms: list[str], counts: np.ndarray, lengths: 
         # only the terms in the text are counted (else neither the word nor the word with
         # digits on is there: the count stays 0), each by a C-level scan of the word list
         # (a bag of every word costs more than the scans: few terms are in any one text)
-        for j, term, glued in [w for w in wanted if w[1] in lowered]:
+        present = [w for w in wanted if w[1] in lowered]
+        # more than three terms in the text: one bag of its words counts them all
+        bag = Counter(found) if len(present) > 3 else None
+        for j, term, glued in present:
             if b"_" in term:
                 counts[j, col] = len(_part_runs(lowered, term))
                 continue
-            hits = found.count(term)
+            hits = found.count(term) if bag is None else bag[term]
             if glued is not None:
                 padded = padded or b" " + lowered + b" "
                 hits += len(glued.findall(padded))

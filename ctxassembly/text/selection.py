@@ -122,7 +122,7 @@ def removed_passages(text: str, cut: str, *, words: int = 8, most: int = 5) -> l
     for raw in _PARAGRAPH.split(text):
         para = raw.strip()
         if para and para not in cut:
-            head = para.split()
+            head = para.split(maxsplit=words)  # the first words, and the rest in one piece if any
             out.append(" ".join(head[:words]) + (" …" if len(head) > words else ""))
             if len(out) == most:
                 break
