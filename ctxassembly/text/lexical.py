@@ -465,9 +465,9 @@ def _count_few(texts: list[str], terms: list[str], counts: np.ndarray, lengths: 
         padded = b""
         # only the terms in the text are counted (else neither the word nor the word with
         # digits on is there: the count stays 0), each by a C-level scan of the word list
-        # (a bag of every word costs more than the scans: few terms are in any one text)
+        # while at most three are present (a bag of every word costs more than three scans);
+        # with more, one bag of its words counts them all
         present = [w for w in wanted if w[1] in lowered]
-        # more than three terms in the text: one bag of its words counts them all
         bag = Counter(found) if len(present) > 3 else None
         for j, term, glued in present:
             if b"_" in term:
