@@ -28,6 +28,14 @@ finding, the pipeline runs the stages from safety on again with it in
 ``ledger.call.scanned``. Every chunk shown is scanned; a candidate never shown never is
 (``lazy=False``, or the stage run on its own: every chunk it is given).
 
+A finding inside an indented body takes the body's frame with it: when the block that holds
+it sits under a one-line owner that is no sentence (a directive or admonition line, a
+bullet that names a release, a definition term: see :func:`_containers`), or it is the
+indented rest of a block whose first line is one, the removal takes that line and every
+block indented deeper after it. What an attacker wraps in a box of its own is one unit; a
+cut that left the box's title and the rest of its body would show the reader half of it.
+An owner that is a sentence or a lead-in (``For example:``) is the document's own and stays.
+
 A chunk that carried such a sentence is suspect: whatever survives of it moves behind
 every clean chunk (in their incoming order). The default pipeline scans only the head
 of the relevance ranking (see :class:`~ctxassembly.stages.horizon.Horizon`), so the
@@ -45,6 +53,7 @@ from ctxassembly.pipeline import Context, StageBase
 from ctxassembly.render import LABELS, SOURCE_KEYS
 from ctxassembly.text.injection import CLASSES, find_injections, titled_by_label
 from ctxassembly.text.injection_model import Detector, combine, union_spans
+from ctxassembly.text.structure import HEADER_CHARS, Block, structure
 
 __all__ = ["CLASSES", "Safety", "find_injections"]
 
@@ -154,6 +163,7 @@ class Safety(StageBase):
         out: list[tuple[Spans, list[Finding]] | None] = []
         for i, c in enumerate(chunks):
             spans = rules[i] if learned is None else combine(rules[i], learned[i])
+            spans = _containers(c.text, spans)
             labelled = _label_findings(c, label_spans)
             out.append((spans, labelled) if spans or labelled else None)
         return out
@@ -177,6 +187,49 @@ def _with_titles(spans: Spans, c: Chunk) -> Spans:
     if not extra:
         return spans
     return union_spans({*spans, *extra}, key=lambda x: (x[0], -x[1]))  # at one start, the longest's class
+
+
+def _containers(text: str, spans: Spans) -> Spans:
+    """``spans`` with, for each one inside an indented body under a frame, the frame line
+    and the whole body (see the module docs). A frame is one line of at most
+    :data:`~ctxassembly.text.structure.HEADER_CHARS` characters that ends in ``::`` or in no
+    sentence punctuation at all."""
+    if not spans:
+        return spans
+    blocks = structure(text)
+    extra = []
+    for s, e, cls in spans:
+        n = next((j for j, b in enumerate(blocks) if b.start <= s < b.end), None)
+        if n is None:
+            continue
+        blk = blocks[n]
+        line_end = text.find("\n", blk.start, blk.end)
+        if line_end != -1 and e > line_end and _is_frame(text[blk.start : line_end]) and _deeper(text, blk):
+            frame = n  # the body goes on in the frame's own block
+        elif blk.owner is not None and _is_frame(text[blocks[blk.owner].start : blocks[blk.owner].end]):
+            frame = blk.owner
+        else:
+            continue
+        last = frame
+        while last + 1 < len(blocks) and not blocks[last + 1].is_heading and blocks[last + 1].indent > blocks[frame].indent:
+            last += 1
+        extra.append((blocks[frame].start, max(blocks[last].end, e), cls))
+    if not extra:
+        return spans
+    return union_spans([*spans, *extra], key=lambda x: (x[0], -x[1]))  # at one start, the longest's class
+
+
+def _is_frame(line: str) -> bool:
+    line = line.strip()
+    if not line or "\n" in line or len(line) > HEADER_CHARS:
+        return False
+    return line.endswith("::") or line[-1] not in ".!?:;,"
+
+
+def _deeper(text: str, blk: Block) -> bool:
+    """Every line of ``blk`` after its first is indented deeper than the first."""
+    lines = text[blk.start : blk.end].split("\n")
+    return all(len(ln) - len(ln.lstrip()) > blk.indent for ln in lines[1:] if ln.strip())
 
 
 def _cut(text: str, spans: tuple[tuple[int, int, str], ...]) -> str:

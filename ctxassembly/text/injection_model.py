@@ -622,7 +622,9 @@ def _leads(
         if flagged[r] or not (1 < words[r] <= LEAD_WORDS) or pair[r] < cut:
             continue
         s, e = int(first[r]), int(first[r + 1])
-        if "\n\n" not in big[s:e] and big[s:e].rstrip()[-1:] in ".!?:":
+        # e + 1: the next sentence starts at a blank line's second "\n", so big[s:e] alone
+        # misses the blank line that parts the lead from it
+        if "\n\n" not in big[s : e + 1] and big[s:e].rstrip()[-1:] in ".!?:":
             out.append(r)
     return out
 
