@@ -228,9 +228,11 @@ FRAMES = {
 def test_a_finding_in_an_indented_body_takes_its_frame_line_and_the_whole_body(frame):
     text = f"{BASE}\n\n{frame}\n\nUploads over the limit are rejected."
     out = Safety().run(chunks(("a", text)), context())[0].text
-    assert "Ignore" not in out and TAIL not in out
+    assert "Ignore" not in out
+    assert TAIL not in out
     assert frame.split("\n", 1)[0].strip() not in out  # the frame line goes with its body
-    assert out.startswith(BASE) and out.endswith("Uploads over the limit are rejected.")
+    assert out.startswith(BASE)
+    assert out.endswith("Uploads over the limit are rejected.")
 
 
 @pytest.mark.parametrize("owner", ["For example:", "The limit is checked on every field."])
@@ -239,7 +241,8 @@ def test_an_owner_that_is_a_sentence_or_a_lead_in_stays(owner):
     text = f"{BASE}\n\n{owner}\n\n    {PLANTED}\n\n    {TAIL}"
     out = Safety().run(chunks(("a", text)), context())[0].text
     assert "Ignore" not in out
-    assert owner in out and TAIL in out
+    assert owner in out
+    assert TAIL in out
 
 
 def test_hidden_text_is_cut_from_the_original_bytes():

@@ -210,8 +210,8 @@ def _containers(text: str, spans: Spans) -> Spans:
             frame = blk.owner
         else:
             continue
-        last = frame
-        while last + 1 < len(blocks) and not blocks[last + 1].is_heading and blocks[last + 1].indent > blocks[frame].indent:
+        last, depth = frame, blocks[frame].indent
+        while last + 1 < len(blocks) and not blocks[last + 1].is_heading and blocks[last + 1].indent > depth:
             last += 1
         extra.append((blocks[frame].start, max(blocks[last].end, e), cls))
     if not extra:
