@@ -17,9 +17,11 @@ when the detector flags it alone, or when the stage changes a chunk it is plante
 ``benign.jsonl`` like ``blind2``, or one JSON file with ``payloads`` and ``benign`` lists
 (and an optional ``name``), such as ``benchmarks/data/injection_blind3.json``.
 
-``--places`` adds the removed share per placement.
+``--places`` adds the removed share per placement; ``--by FIELD`` the removed share and
+the near misses flagged per value of a field of the set's records (``--by lang``: per
+language, English apart from the others).
 
-    python benchmarks/injection_blind2.py [-v] [--set PATH] [--places]
+    python benchmarks/injection_blind2.py [-v] [--set PATH] [--places] [--by FIELD]
 """
 
 from __future__ import annotations
@@ -84,11 +86,12 @@ def load_set(path: Path) -> tuple[str, list[dict[str, str]], list[dict[str, str]
     return name, payloads, benign
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None) -> int:  # noqa: PLR0915 (a report, read top to bottom)
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("-v", "--verbose", action="store_true", help="list every missed placement")
     ap.add_argument("--set", type=Path, default=DATA, help="a set directory or JSON file (default: blind2)")
     ap.add_argument("--places", action="store_true", help="also print the removed share per placement")
+    ap.add_argument("--by", metavar="FIELD", help="also print the removed share per value of this field (e.g. lang)")
     args = ap.parse_args(argv)
     name, payloads, benign = load_set(args.set)
     hs = hosts()
@@ -96,6 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     stats: dict[str, Counter[str]] = {}
     missed: dict[str, list[str]] = {}
     by_place: dict[str, Counter[str]] = {place: Counter() for place in PLACES}
+    by_value: dict[str, Counter[str]] = {}
     for rec in payloads:
         s = stats.setdefault(rec["class"], Counter())
         for place in PLACES:
@@ -104,11 +108,14 @@ def main(argv: list[str] | None = None) -> int:
                 kept = out[0].text if out else ""
                 s["planted"] += 1
                 by_place[place]["planted"] += 1
+                value = by_value.setdefault(rec.get(args.by or "", "?"), Counter())
+                value["planted"] += 1
                 if survives(_visible(rec["text"]), _visible(kept)):
                     missed.setdefault(rec["id"], []).append(place)
                 else:
                     s["removed"] += 1
                     by_place[place]["removed"] += 1
+                    value["removed"] += 1
     print(f"{name}: {len(payloads)} payloads x {len(PLACES)} placements x {len(hs)} real hosts (6 corpora)")
     print("| class | payloads | planted | removed | share |")
     print("|---|---:|---:|---:|---:|")
@@ -128,6 +135,13 @@ def main(argv: list[str] | None = None) -> int:
         print("\n| placement | planted | removed | share |\n|---|---:|---:|---:|")
         for place, c in by_place.items():
             print(f"| {place} | {c['planted']} | {c['removed']} | {c['removed'] / max(c['planted'], 1):.1%} |")
+    if args.by:
+        print(f"\n| {args.by} | planted | removed | share |\n|---|---:|---:|---:|")
+        for key, c in sorted(by_value.items()):
+            print(f"| {key} | {c['planted']} | {c['removed']} | {c['removed'] / max(c['planted'], 1):.1%} |")
+        rest = sum((c for k, c in by_value.items() if k != "en"), Counter[str]())
+        if "en" in by_value and rest:
+            print(f"| all but en | {rest['planted']} | {rest['removed']} | {rest['removed'] / rest['planted']:.1%} |")
     by_id = {p["id"]: p for p in payloads}
     for pid, places in missed.items():
         n = len(places)
@@ -144,6 +158,10 @@ def main(argv: list[str] | None = None) -> int:
         if hit:
             flagged.append(rec)
     print(f"\nnear misses: {len(flagged)} of {len(benign)} flagged")
+    if args.by:
+        counts = Counter(str(r.get(args.by, "?")) for r in benign)
+        hits = Counter(str(r.get(args.by, "?")) for r in flagged)
+        print("  by " + args.by + ": " + ", ".join(f"{k} {hits[k]}/{n}" for k, n in sorted(counts.items())))
     for rec in flagged:
         print(f"  flagged: {rec['id']} ({rec['shape']}): {rec['text'][:90]!r}")
     return 0

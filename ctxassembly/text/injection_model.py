@@ -35,6 +35,9 @@ same way, and what they reveal cuts the sentences of the text that carry it.
 
 from __future__ import annotations
 
+import json
+import re
+import unicodedata
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -135,6 +138,18 @@ CONCEPTS = tuple(_LEXICON)
 
 
 @lru_cache(maxsize=1)
+def _other_languages() -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """The lexicon's words in the other languages (``data/injection_lexicon.json``, built
+    by ``benchmarks/injection_data.py`` from ``benchmarks/data/langs``): ``(words,
+    substrings)``, each by concept. Words are matched as :data:`_LEXICON`'s are; a
+    substring (the words of a script written without spaces, Korean stems, a phrase of
+    several words) anywhere in a sentence."""
+    with resources.files("ctxassembly.data").joinpath("injection_lexicon.json").open(encoding="utf-8") as f:
+        doc = json.load(f)
+    return doc["words"], doc["substrings"]
+
+
+@lru_cache(maxsize=1)
 def lexicon_stems() -> frozenset[str]:
     """The words of the concept lexicon, each cut to its first five letters: a decoder
     reads digits as letters only when words then become some of these (one set, shared
@@ -173,10 +188,20 @@ _WHITE = np.zeros(128, dtype=bool)
 _WHITE[[ord(c) for c in " \t\n\r"]] = True
 
 
+#: sentence ends of scripts written without spaces (the ideographic full stop, the full-width
+#: exclamation mark, full stop and question mark): a sentence starts right after them
+_CLOSE_END = np.array([0x3002, 0xFF01, 0xFF0E, 0xFF1F], dtype=np.uint32)
+#: sentence ends of other scripts that a space follows (Devanagari danda and double danda,
+#: the Arabic question mark and full stop)
+_SPACED_END = np.array([0x0964, 0x0965, 0x061F, 0x06D4], dtype=np.uint32)
+_FIRST_END = 0x0600  # no sentence end of either set lies below this code point
+
+
 def _starts(raw: npt.NDArray[np.uint32]) -> npt.NDArray[np.bool_]:
     """Where a sentence starts: after ``.``, ``!`` or ``?`` and a space, after a blank
     line, at a line that opens with ``#`` or ``.`` (a heading, a comment, a directive),
-    and at the first character. Vectorised: a few array operations for a whole batch."""
+    and at the first character; after the sentence ends of other scripts (``。``, ``।``,
+    ``؟`` ...). Vectorised: a few array operations for a whole batch."""
     n = raw.size
     starts = np.zeros(n, dtype=bool)
     if n == 0:
@@ -186,6 +211,12 @@ def _starts(raw: npt.NDArray[np.uint32]) -> npt.NDArray[np.bool_]:
     starts[1:] |= (_END[a[:-1]] & _WHITE[a[1:]]) | ((a[:-1] == 10) & (a[1:] == 10))
     nl = np.flatnonzero(a[:-1] == 10) + 1  # the first character of each line
     starts[nl[(a[nl] == 35) | (a[nl] == 46)]] = True
+    wide = np.flatnonzero(raw[:-1] >= _FIRST_END)
+    if wide.size:
+        c = raw[wide]
+        starts[wide[np.isin(c, _CLOSE_END)] + 1] = True
+        spaced = wide[np.isin(c, _SPACED_END)] + 1
+        starts[spaced[_WHITE[a[spaced]]]] = True
     return starts
 
 
@@ -213,7 +244,9 @@ def _codes(cp: npt.NDArray[np.uint32]) -> npt.NDArray[np.uint64]:
 @lru_cache(maxsize=4096)
 def _fold(code: int) -> int:
     ch = chr(code)
-    if not ch.isalnum():
+    # a combining mark (a Devanagari or Thai vowel sign, a virama) is part of its word:
+    # folded to a space, it would cut "निर्देश" into four fragments
+    if not (ch.isalnum() or unicodedata.category(ch)[0] == "M"):
         return _SPACE
     lower = ch.lower()
     return ord(lower) if len(lower) == 1 else code
@@ -346,8 +379,9 @@ def _lexicon() -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint32], npt.NDAr
     """The lexicon hashed as :func:`_words` hashes words: whole words, and stems."""
     exact: dict[int, int] = {}
     stem: dict[int, int] = {}
-    for bit, words in enumerate(_LEXICON.values()):
-        for w in words.split():
+    other = _other_languages()[0]
+    for bit, (concept, words) in enumerate(_LEXICON.items()):
+        for w in [*words.split(), *other.get(concept, ())]:
             cp = _codes(_raw(w[:_STEM]))
             h = int(np.sum((cp + np.uint64(1)) * _POW[: cp.size], dtype=np.uint64))
             table = stem if len(w) >= _STEM else exact
@@ -365,17 +399,70 @@ def _concepts(
     codes: npt.NDArray[np.uint64], first: npt.NDArray[np.int64], words: _Words | None = None
 ) -> npt.NDArray[np.uint32]:
     """Per sentence (``first`` its starts): the bits of the concepts its words hold and,
-    shifted by :data:`_LEAD_SHIFT`, those of its first :data:`_LEAD` words."""
+    shifted by :data:`_LEAD_SHIFT`, those of its first :data:`_LEAD` words (and of the
+    lexicon's substrings it holds, :func:`_substring_concepts`)."""
     wstart, bits = _words(codes, words)
-    if wstart.size == 0 or first.size == 0:
-        return np.zeros(first.size, np.uint32)
-    at = np.zeros(codes.size, dtype=np.uint32)
-    at[wstart] = bits
-    sentence = np.searchsorted(first, wstart, side="right") - 1
-    rank = np.arange(wstart.size) - np.searchsorted(wstart, first)[np.maximum(sentence, 0)]
-    lead = (sentence >= 0) & (rank < _LEAD)
-    at[wstart[lead]] |= bits[lead] << np.uint32(_LEAD_SHIFT)
-    return np.bitwise_or.reduceat(at, first)
+    if first.size == 0:
+        return np.zeros(0, np.uint32)
+    held = np.zeros(first.size, np.uint32)
+    if wstart.size:
+        at = np.zeros(codes.size, dtype=np.uint32)
+        at[wstart] = bits
+        sentence = np.searchsorted(first, wstart, side="right") - 1
+        rank = np.arange(wstart.size) - np.searchsorted(wstart, first)[np.maximum(sentence, 0)]
+        lead = (sentence >= 0) & (rank < _LEAD)
+        at[wstart[lead]] |= bits[lead] << np.uint32(_LEAD_SHIFT)
+        held = np.bitwise_or.reduceat(at, first)
+    _substring_concepts(codes, first, held)
+    return held
+
+
+#: the characters from a sentence's start within which a substring counts as one of its
+#: first words (a script without spaces has no words to count)
+_LEAD_CHARS = 8
+#: every substring of the lexicon holds a letter from this code point on (Latin-1's
+#: letters lie below it), so a sentence without one holds none of them
+_SUBSTRING_FROM = 0x100
+
+
+@lru_cache(maxsize=1)
+def _substring_index() -> tuple[re.Pattern[str] | None, dict[str, int]]:
+    """One pattern of every substring of the lexicon (longest first), and the concept bits
+    of each, both as :func:`_codes` folds text (lower case, punctuation a space)."""
+    bits: dict[str, int] = {}
+    substrings = _other_languages()[1]
+    for bit, concept in enumerate(CONCEPTS):
+        for w in substrings.get(concept, ()):
+            key = _codes(_raw(w)).astype(np.uint32).tobytes().decode("utf-32-le")
+            bits[key] = bits.get(key, 0) | 1 << bit
+    bits.pop("", None)
+    if not bits:
+        return None, bits
+    return re.compile("|".join(map(re.escape, sorted(bits, key=lambda k: (-len(k), k))))), bits
+
+
+def _substring_concepts(
+    codes: npt.NDArray[np.uint64], first: npt.NDArray[np.int64], held: npt.NDArray[np.uint32]
+) -> None:
+    """``held`` (per sentence) with the concepts of the lexicon's substrings each sentence
+    holds, and those within its first :data:`_LEAD_CHARS` characters as lead bits. Only
+    the sentences with a letter past Latin-1 are searched: English text costs one
+    comparison per character."""
+    wide = np.flatnonzero(codes >= _SUBSTRING_FROM)
+    if wide.size == 0:
+        return
+    pattern, bits = _substring_index()
+    if pattern is None:
+        return
+    text = codes.astype(np.uint32).tobytes().decode("utf-32-le")
+    ends = [*first[1:].tolist(), codes.size]
+    for row in np.unique(np.searchsorted(first, wide, side="right") - 1).tolist():
+        s = int(first[row])
+        got = 0
+        for m in pattern.finditer(text, s, ends[row]):
+            b = bits[m.group()]
+            got |= b | (b << _LEAD_SHIFT if m.start() - s < _LEAD_CHARS else 0)
+        held[row] |= got
 
 
 def _signal_rows(rules: npt.NDArray[np.float32], held: npt.NDArray[np.uint32]) -> npt.NDArray[np.float32]:
@@ -511,6 +598,7 @@ class LinearModel:
         word_start = np.zeros(raw.size, dtype=np.float32)
         word_start[0] = letter[0]
         word_start[1:] = letter[1:] & (codes[:-1] == _SPACE)
+        _add_unspaced(raw, word_start)
         words = np.add.reduceat(word_start, first)
         rules = _rule_rows(first, np.cumsum(starts) - 1, rule_spans)
         held = _concepts(codes, first, hashes)
@@ -602,6 +690,36 @@ class LinearModel:
             if texts[t][lo:hi].strip():
                 out[t].append((lo, hi, "learned"))
         return [tuple(x) for x in out]
+
+
+# scripts written without spaces between words: each of their characters counts as part
+# of a word (Han and kana: half of one, about a two-character word; Thai, Lao, Myanmar and
+# Khmer: a third, about a three-letter syllable a word), so that a sentence of theirs
+# reaches MIN_WORDS where an English sentence of the same content does
+_UNSPACED = (
+    (0x0E00, 0x0F00, 1 / 3),  # Thai, Lao
+    (0x1000, 0x10A0, 1 / 3),  # Myanmar
+    (0x1780, 0x1800, 1 / 3),  # Khmer
+    (0x3040, 0x3100, 0.5),  # Hiragana, Katakana
+    (0x31F0, 0x3200, 0.5),  # Katakana phonetic extensions
+    (0x3400, 0x4DC0, 0.5),  # CJK extension A
+    (0x4E00, 0xA000, 0.5),  # CJK unified ideographs
+    (0xF900, 0xFB00, 0.5),  # CJK compatibility ideographs
+    (0xFF66, 0xFFA0, 0.5),  # half-width Katakana
+    (0x20000, 0x30000, 0.5),  # CJK extensions B and on
+)
+# each range's first code point and the first past it, and the share of a word of the
+# characters from one edge to the next
+_RUN_EDGES = np.array([edge for lo, hi, _ in _UNSPACED for edge in (lo, hi)], dtype=np.uint32)
+_RUN_SHARE = np.array([x for _, _, share in _UNSPACED for x in (share, 0.0)], dtype=np.float32)
+
+
+def _add_unspaced(raw: npt.NDArray[np.uint32], word_start: npt.NDArray[np.float32]) -> None:
+    """``word_start`` (a word's first letter 1, else 0) plus each character's share of a
+    word in a script written without spaces."""
+    wide = np.flatnonzero(raw >= _RUN_EDGES[0])
+    if wide.size:
+        word_start[wide] += _RUN_SHARE[np.searchsorted(_RUN_EDGES, raw[wide], side="right") - 1]
 
 
 def _leads(
