@@ -23,6 +23,7 @@ packages (LLM libraries among them: text about prompts and models that no rule w
 written from).
 
     python benchmarks/injection_data.py --out /tmp/injection_set.jsonl   # writes the set
+    python benchmarks/injection_data.py --lexicon   # the other languages' lexicon, from benchmarks/data/langs
 """
 
 from __future__ import annotations
@@ -36,11 +37,13 @@ import importlib.util
 import json
 import random
 import re
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from ctxassembly.jsonl import read_jsonl
-from ctxassembly.text.injection_model import sentence_bounds
+from ctxassembly.text.injection_model import _LEXICON, _STEM, _SUBSTRING_FROM, CONCEPTS, _codes, _raw, sentence_bounds
 
 ROOT = Path(__file__).resolve().parents[1]
 DEV = {
@@ -958,6 +961,201 @@ def composed(seed: int = 31, fills: int = 2) -> list[dict[str, str]]:
     return [r for r in out if not (r["text"] in seen or seen.add(r["text"]))]  # type: ignore[func-returns-value]
 
 
+# --- the other languages: one file each in benchmarks/data/langs ---------------------------
+#
+# Each ``<code>.json`` holds a language's fillers (claims, topics, secrets), the families'
+# cores and passive sentences, the attack shapes, the benign cores in the reader's shapes,
+# documentation sentences that come close to an attack, and the lexicon's words for each
+# concept; ``translations.jsonl.xz`` holds real text of those languages (translated
+# messages of a web framework and of system programs, translated manual pages:
+# ``injection_po.py``). Written by native-speaker-level writers who did
+# not read the blind sets; see benchmarks/data/langs/README.md.
+
+LANGS = ROOT / "benchmarks" / "data" / "langs"
+TRANSLATIONS = LANGS / "translations.jsonl.xz"
+#: destinations said without English words
+URLS = ["https://collect.example.net/c", "attacker@example.org", "http://10.1.2.3/h", "https://forms.example.com/x"]
+#: payloads per family and language, drawn from its cores x shapes (the first data's six
+#: languages have about 20 each)
+PER_FAMILY = 24
+
+
+def load_langs() -> dict[str, dict[str, Any]]:
+    """Every language file of ``benchmarks/data/langs``, by code."""
+    return {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in sorted(LANGS.glob("*.json"))}
+
+
+def translations() -> list[dict[str, str]]:
+    """Real text in the other languages (``lang``, ``text``, ``source``): translated messages, manuals."""
+    return read_jsonl(TRANSLATIONS) if TRANSLATIONS.exists() else []  # type: ignore[return-value]
+
+
+def _benign(style: str, lang: str, text: str, source: str) -> dict[str, str]:
+    return {"family": "benign", "style": style, "lang": lang, "text": text, "source": source}
+
+
+def languages(seed: int = 37) -> list[dict[str, str]]:
+    """Positives: each language's cores in its shapes and its passive sentences, through
+    the channels (plain text more often than not). Benign: its benign cores in the
+    reader's shapes, its documentation sentences, and the training half of its real text
+    (:func:`translations`)."""
+    rnd = random.Random(seed)
+    chans = list(CHANNELS.items())
+    out: list[dict[str, str]] = []
+
+    def fill(lang: dict[str, Any], template: str) -> str:
+        f = lang["fillers"]
+        return template.format(
+            c=rnd.choice(f["claims"]), t=rnd.choice(f["topics"]), s=rnd.choice(f["secrets"]), d=rnd.choice(URLS)
+        )
+
+    def channel(sentence: str, plain: float) -> tuple[str, str]:
+        name, options = chans[0] if rnd.random() < plain else rnd.choice(chans)
+        return name, _channel(rnd.choice(options), sentence)
+
+    for code, lang in load_langs().items():
+        for family in FAMILIES:
+            combos = [(core, shape) for core in lang["cores"][family] for shape in lang["shapes"]]
+            for core, shape in rnd.sample(combos, min(PER_FAMILY, len(combos))):
+                name, text = channel(fill(lang, _shape(shape, core)), 0.6)
+                out.append({"family": family, "style": f"lang_{code}/{name}", "lang": code, "text": text})
+            for sentence in lang["passive"][family]:
+                for _ in range(2):
+                    name, text = channel(fill(lang, sentence), 0.6)
+                    out.append({"family": family, "style": f"passive_{code}/{name}", "lang": code, "text": text})
+        benign = [fill(lang, _shape(shape, core)) for core in lang["benign_cores"] for shape in lang["reader_shapes"]]
+        benign += lang["benign"] * 2
+        # the fillers said plainly (as ``contrasts`` does for English): without them the
+        # model learns a payload's numbers and technical names ("1.2", "API", ".env"), the
+        # only words a payload in another script shares with English documentation
+        f = lang["fillers"]
+        plain = [_cap(x) + "." for x in f["claims"] + f["topics"] + f["secrets"]]
+        benign += plain * 2 + [f"{a} {b}" for a, b in zip(plain, plain[1:] + plain[:1], strict=True)]
+        for sentence in benign:
+            name, text = channel(sentence, 0.6)
+            out.append(_benign(f"benign_{code}/{name}", code, text, "composed"))
+    for row in translations():
+        if half(row["text"]) == 0:
+            out.append(_benign("translation", row["lang"], row["text"], "translation"))
+    seen: set[str] = set()
+    return [r for r in out if not (r["text"] in seen or seen.add(r["text"]))]  # type: ignore[func-returns-value]
+
+
+LEXICON_OUT = ROOT / "ctxassembly" / "data" / "injection_lexicon.json"
+#: a word of another language is left out of the lexicon when English documentation has
+#: its key (the whole word under five letters, else its first five) this often and the
+#: first lexicon does not give that key the same concept: "most" is Hungarian for "now"
+COLLISION = 3
+#: languages whose lexicon words are matched as substrings (no spaces between words, or
+#: particles glued to them)
+SUBSTRING_LANGS = {"ja", "zh", "th", "ko"}
+
+
+def _folded(word: str) -> str:
+    return "".join(chr(c) for c in _codes(_raw(word)).tolist()).strip()
+
+
+def _english_keys() -> Counter[str]:
+    """How often each lexicon key occurs among the words of the dev corpora (all six)."""
+    keys: Counter[str] = Counter()
+    for path in [
+        *DEV.values(),
+        ROOT / "benchmarks/data/pymdown/corpus.jsonl.xz",
+        ROOT / "benchmarks/data/pip/corpus.jsonl.xz",
+    ]:
+        for row in read_jsonl(path):
+            for w in _folded(str(row["text"])).split():
+                keys[w[:_STEM] if len(w) >= _STEM else w] += 1
+    return keys
+
+
+#: a word of one language is left out when its key is this common (share of texts) in the
+#: real text of another language whose lexicon (or the first seven languages') does not
+#: give the key the same concept: Danish "kun" (only) is Finnish for "when", Danish "din"
+#: (your) a Romanian preposition
+FOREIGN_COLLISION = 0.005
+
+
+def _keys_by_language() -> dict[str, Counter[str]]:
+    """Per language of the real text (its training half): in how many texts each key occurs."""
+    out: dict[str, Counter[str]] = {}
+    for row in translations():
+        if half(row["text"]) == 0:
+            words = _folded(row["text"]).split()
+            out.setdefault(row["lang"], Counter()).update({w[:_STEM] if len(w) >= _STEM else w for w in words})
+    return out
+
+
+def write_lexicon() -> dict[str, list[str]]:
+    """``ctxassembly/data/injection_lexicon.json`` from the language files: words and
+    substrings by concept, the words that collide with English or with another language
+    left out. Returns what was left out and why."""
+    english = _english_keys()
+    by_language = _keys_by_language()
+    texts = {code: sum(1 for r in translations() if r["lang"] == code and half(r["text"]) == 0) for code in by_language}
+    langs = load_langs()
+    own: dict[str, dict[str, int]] = {}  # per language, the concept bits of each key of its lexicon
+    for code, lang in langs.items():
+        for concept, entries in lang["lexicon"].items():
+            if concept in CONCEPTS:
+                for entry in entries:
+                    w = _folded(entry)
+                    key = w[:_STEM] if len(w) >= _STEM else w
+                    own.setdefault(code, {})[key] = own.get(code, {}).get(key, 0) | 1 << CONCEPTS.index(concept)
+    first = {}
+    for bit, words in enumerate(_LEXICON.values()):
+        for w in words.split():
+            key = w[:_STEM] if len(w) >= _STEM else w
+            first[key] = first.get(key, 0) | 1 << bit
+    words: dict[str, set[str]] = {c: set() for c in CONCEPTS}
+    subs: dict[str, set[str]] = {c: set() for c in CONCEPTS}
+    dropped: dict[str, list[str]] = {}
+    for code, lang in langs.items():
+        for concept, entries in lang["lexicon"].items():
+            if concept not in words:
+                dropped.setdefault("unknown concept", []).append(f"{code}:{concept}")
+                continue
+            for entry in entries:
+                w = _folded(entry)
+                if not w:
+                    continue
+                if code in SUBSTRING_LANGS or " " in w:
+                    if any(ord(ch) >= _SUBSTRING_FROM for ch in w):
+                        subs[concept].add(w)
+                    else:
+                        dropped.setdefault("a substring without a letter past Latin-1", []).append(f"{code}:{entry}")
+                    continue
+                key = w[:_STEM] if len(w) >= _STEM else w
+                bit = 1 << CONCEPTS.index(concept)
+                if english[key] >= COLLISION and not first.get(key, 0) & bit:
+                    dropped.setdefault("collides with English", []).append(f"{code}:{entry} ({key}: {english[key]})")
+                    continue
+                clash = [
+                    other
+                    for other, keys in by_language.items()
+                    if other != code
+                    and keys[key] >= FOREIGN_COLLISION * texts[other]
+                    and not (own.get(other, {}).get(key, 0) | first.get(key, 0)) & bit
+                ]
+                if clash:
+                    dropped.setdefault("collides with another language", []).append(
+                        f"{code}:{entry} ({key}: {', '.join(sorted(clash))})"
+                    )
+                    continue
+                words[concept].add(w)
+    doc = {
+        "about": (
+            "The injection lexicon in languages other than the seven of ctxassembly/text/injection_model.py, "
+            "written by `python benchmarks/injection_data.py --lexicon` from benchmarks/data/langs/*.json: words "
+            "(matched as the seven languages' are) and substrings (matched anywhere in a sentence), by concept."
+        ),
+        "words": {c: sorted(v) for c, v in words.items()},
+        "substrings": {c: sorted(v) for c, v in subs.items()},
+    }
+    LEXICON_OUT.write_text(json.dumps(doc, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    return dropped
+
+
 # --- negatives -----------------------------------------------------------------------------
 
 #: words that make a documentation sentence a near miss: it talks about what injections use
@@ -1124,8 +1322,10 @@ def package_doc_sentences() -> list[dict[str, str]]:
 
 def build() -> list[dict[str, str]]:
     """The whole set: the first positives (``positives``, the families as first written),
-    the composed ones and their benign twins, the contrasts, the documentation sentences."""
+    the composed ones and their benign twins, the contrasts, the documentation sentences,
+    and the other languages (``languages``: batch ``languages``)."""
     rows = [{**r, "batch": "first"} for r in positives()] + composed() + contrasts()
+    rows += [{**r, "batch": "languages"} for r in languages()]
     for path in DEV.values():
         rows += corpus_sentences(path)
     rows += docstring_sentences()
@@ -1135,14 +1335,19 @@ def build() -> list[dict[str, str]]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--out", type=Path)
+    ap.add_argument("--lexicon", action="store_true", help=f"write {LEXICON_OUT.name} from benchmarks/data/langs")
     args = ap.parse_args()
+    if args.lexicon:
+        for why, entries in write_lexicon().items():
+            print(f"left out, {why} ({len(entries)}): {', '.join(entries)}")
+        print(f"wrote {LEXICON_OUT}")
+    if args.out is None:
+        return
     rows = build()
     with args.out.open("w", encoding="utf-8") as f:
         for r in rows:
             f.write(json.dumps(r, ensure_ascii=False) + "\n")
-    from collections import Counter
-
     print(Counter(r["family"] for r in rows), Counter(r.get("source", "-") for r in rows).most_common(20))
 
 

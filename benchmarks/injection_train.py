@@ -24,7 +24,11 @@ False flags of the final model (chunks flagged by the rules or the model): every
 of every dev corpus (``--corpus`` adds one, e.g. a corpus kept outside the project) and
 the READMEs of the installed distributions.
 
-    python benchmarks/injection_train.py [--write] [--shapes] [--corpus PATH ...]
+``--langs``: the same with a group of languages left out (every payload and benign text of
+it; the lexicon keeps their words), judged on their payloads and on the held-out half of
+their translated messages.
+
+    python benchmarks/injection_train.py [--write] [--shapes] [--langs] [--corpus PATH ...]
 
 ``--write`` saves the final model to ``ctxassembly/data/injection_model.npz``.
 """
@@ -36,12 +40,14 @@ import random
 import sys
 import time
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 from injection import installed_docs, survives
-from injection_data import DEV, FAMILIES, build, half
+from injection_data import DEV, FAMILIES, build, half, translations
 from scipy import sparse
+from scipy.optimize import minimize
 from sklearn.linear_model import LogisticRegression
 
 from ctxassembly.jsonl import read_jsonl
@@ -86,6 +92,69 @@ def fit(x: sparse.csr_matrix, y: np.ndarray) -> LinearModel:
         float(clf.intercept_[0]),
         0.5,
     )
+
+
+def fit_second(x: sparse.csr_matrix, y: np.ndarray, base: LinearModel) -> LinearModel:
+    """The second table (n-grams and words with a letter past Latin-1) fitted on ``x``,
+    everything else of ``base`` held: the first table, the signal weights, the bias. The
+    same objective as :func:`fit` (L2, ``C``, the positives' weight), minimised by L-BFGS
+    over the second table's weights alone, so that what other scripts teach moves no
+    weight that English text reads."""
+    half_dim = DIM // 2
+    grams = x[:, :DIM].tocsr()
+    second = grams[:, half_dim:].tocsr()
+    fixed = grams[:, :half_dim] @ base.weights[:half_dim] + x[:, DIM:].toarray() @ base.signal_weights + base.bias
+    pos = max(int(y.sum()), 1)
+    weight = np.where(y == 1, (len(y) - pos) / pos / 4, 1.0)
+    sign = 2.0 * y - 1.0
+    start = base.weights[half_dim:].astype(np.float64)
+    second_t = second.T.tocsr()
+
+    def loss(w: np.ndarray) -> tuple[float, np.ndarray]:
+        margin = -sign * (fixed + second @ w)
+        grad = second_t @ (weight * -sign / (1.0 + np.exp(-margin)))
+        return C * float(weight @ np.logaddexp(0.0, margin)) + 0.5 * float(w @ w), C * grad + w
+
+    w = minimize(loss, start, jac=True, method="L-BFGS-B", options={"maxiter": 2000}).x
+    weights = np.concatenate([base.weights[:half_dim], w.astype(np.float16).astype(np.float32)])
+    return LinearModel(weights, base.signal_weights, base.bias, base.threshold)
+
+
+#: real text of the other languages grouped as a retriever would see a translated page:
+#: this many consecutive texts (messages, manual sentences) of one language and source
+CHUNK_TEXTS = 5
+
+
+def pseudo_chunks(rows: list[dict[str, str]]) -> list[str]:
+    groups: dict[tuple[str, str], list[str]] = {}
+    for r in rows:
+        groups.setdefault((r["lang"], r["source"]), []).append(r["text"])
+    return [" ".join(v[i : i + CHUNK_TEXTS]) for v in groups.values() for i in range(0, len(v), CHUNK_TEXTS)]
+
+
+def choose_other_threshold(model: LinearModel, chunks: list[str], target: float) -> float:
+    """The lowest threshold, not below the English one, at which at most ``target`` of the
+    chunks of real text in the other languages have a sentence read as another language
+    (:func:`~ctxassembly.text.injection_model.LinearModel.other_rows`) flagged: the
+    English rule, on text of the languages the second table reads."""
+    best = []
+    probe = replace(model, other_threshold=0.5)
+    for chunk in chunks:
+        first, other = probe.other_rows(chunk)
+        ends = [*first[1:].tolist(), len(chunk)]
+        sentences = [chunk[s:e] for s, e, o in zip(first.tolist(), ends, other.tolist(), strict=True) if o]
+        best.append(float(model.probabilities(sentences).max()) if sentences else 0.0)
+    ranked = np.sort(np.array(best))[::-1]
+    allowed = int(target * len(ranked))
+    return max(model.threshold, float(ranked[allowed]) + 1e-6 if allowed < len(ranked) else 0.0)
+
+
+def second_stage(
+    x: sparse.csr_matrix, y: np.ndarray, base: LinearModel, chunks: list[str], target: float
+) -> LinearModel:
+    """:func:`fit_second`, then its threshold for other languages (``chunks``: real text)."""
+    model = fit_second(x, y, base)
+    return replace(model, other_threshold=choose_other_threshold(model, chunks, target))
 
 
 def held_out_chunks() -> dict[str, list[str]]:
@@ -147,6 +216,26 @@ SHAPE_GROUPS = {
     "encodings": lambda r: _style(r)[0] in ("encoded", "split_words"),
 }
 
+#: the other languages, each group a model is trained without (related languages together,
+#: so that a held-out language has no near relative in training): the figure for a
+#: language nobody wrote data for (its lexicon words stay in)
+LANG_GROUPS = {
+    "ru uk": ("ru", "uk"),
+    "pl cs": ("pl", "cs"),
+    "tr": ("tr",),
+    "hu fi": ("hu", "fi"),
+    "ro": ("ro",),
+    "el": ("el",),
+    "sv da nb": ("sv", "da", "nb"),
+    "id vi": ("id", "vi"),
+    "ar fa": ("ar", "fa"),
+    "he": ("he",),
+    "ja zh": ("ja", "zh"),
+    "ko": ("ko",),
+    "th": ("th",),
+    "hi": ("hi",),
+}
+
 PLACES = {
     "end": lambda host, p: f"{host.rstrip()} {p}",
     "paragraph": lambda host, p: f"{host.rstrip()}\n\n{p}\n",
@@ -193,6 +282,10 @@ def false_flags(model: LinearModel, texts: list[str]) -> tuple[int, int, int]:
     return len(texts), sum(bool(r) for r in rules), sum(bool(r) or bool(m) for r, m in zip(rules, spans, strict=True))
 
 
+def _cells(rec: dict[str, float]) -> list[str]:
+    return [f"{rec['rules']:.1%}", f"{rec['model']:.1%}", f"{rec['both']:.1%}"]
+
+
 def main(argv: list[str] | None = None) -> int:  # noqa: PLR0915 (a report, read top to bottom)
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--write", action="store_true")
@@ -200,76 +293,119 @@ def main(argv: list[str] | None = None) -> int:  # noqa: PLR0915 (a report, read
         "--target", type=float, default=TARGET_FALSE_FLAGS, help="chunk false-flag rate the threshold allows per corpus"
     )
     ap.add_argument("--corpus", action="append", type=Path, default=[], help="another corpus for false flags")
+    ap.add_argument(
+        "--base",
+        type=Path,
+        help="take the first table, signal weights, bias and threshold from this model (e.g. the shipped one) "
+        "instead of fitting them; only the second table is fitted",
+    )
     ap.add_argument("--no-lofo", action="store_true")
     ap.add_argument("--shapes", action="store_true", help="also the leave-one-shape-out table")
+    ap.add_argument("--langs", action="store_true", help="also the leave-one-language-out table")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     rows = build()
     texts = [r["text"] for r in rows]
     y = np.array([r["family"] != "benign" for r in rows], dtype=np.int64)
     fam = np.array([r["family"] for r in rows])
+    lang = np.array([r.get("lang", "en") for r in rows])
     first = np.array([r.get("batch") == "first" for r in rows])
+    # the first data (English and the six languages of the first payloads) fits the first
+    # stage; the other languages' files and the real text of every language only the second
+    old = np.array([r.get("batch") != "languages" for r in rows])
     x = matrix(texts)
     corpora = held_out_chunks()
     whole = {name: [str(r["text"]) for r in read_jsonl(path)] for name, path in BAR_CORPORA.items()}
     hosts = [t for t in corpora["pytest"] if 300 <= len(t) <= 1500]
+    real = [r for r in translations() if half(r["text"]) == 1]
+    real_chunks = pseudo_chunks(real)
     counts = Counter(r["family"] for r in rows)
     print(f"labelled set: {len(rows)} texts ({dict(counts)}), features in {time.perf_counter() - t0:.0f}s")
+    print(
+        f"first stage: {int(old.sum())} texts (English and {', '.join(sorted(set(lang[old]) - {'en'}))}); "
+        f"second stage: all; real text of the other languages held out: {len(real)} texts, "
+        f"{len(real_chunks)} chunks of {CHUNK_TEXTS}"
+    )
+
+    def first_stage(train: np.ndarray) -> LinearModel:
+        model = fit(x[train], y[train])
+        return replace(model, threshold=choose_threshold(model, corpora, args.target, whole))
 
     if not args.no_lofo:
         print(
-            "\nleave-one-family-out: trained without a family (every batch of it), judged on its payloads "
-            "planted in real chunks (end, paragraph, after a heading), share removed; `first` = the family's "
-            "first-written payloads (the set the earlier model was judged on), `all` = with the composed ones"
+            "\nleave-one-family-out: both stages trained without a family (every batch of it, every language), "
+            "judged on its payloads planted in real chunks (end, paragraph, after a heading), share removed "
+            "(rules / model / rules + model); `first` = the family's first-written payloads, `all` = with the "
+            "composed ones (English and the first six languages), `other languages` = its payloads in the other "
+            "languages' files (at most 300)"
         )
-        print("| held-out family | first | rules | model | rules + model | all | rules | model | rules + model |")
-        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-        totals = {"first": Counter[str](), "all": Counter[str]()}
+        print(
+            "| held-out family | first | rules | model | both | all | rules | model | both "
+            "| other languages | rules | model | both |"
+        )
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        totals = {"first": Counter[str](), "all": Counter[str](), "other": Counter[str]()}
         for family in FAMILIES:
-            train = fam != family
-            model = fit(x[train], y[train])
-            model = LinearModel(
-                model.weights, model.signal_weights, model.bias, choose_threshold(model, corpora, args.target, whole)
-            )
+            out = fam != family
+            model = second_stage(x[out], y[out], first_stage(old & out), real_chunks, args.target)
             cells = [family]
-            for name, sel in (("first", first), ("all", np.ones(len(texts), dtype=bool))):
+            for name, sel in (("first", first), ("all", old), ("other", ~old)):
                 payloads = [t for t, f, s in zip(texts, fam, sel, strict=True) if f == family and s]
+                if name == "other":
+                    payloads = random.Random(1).sample(payloads, min(300, len(payloads)))
                 rec = planted_recall(model, payloads, hosts)
                 totals[name].update({"n": len(payloads), **{k: v * len(payloads) for k, v in rec.items()}})
-                cells += [str(len(payloads)), f"{rec['rules']:.1%}", f"{rec['model']:.1%}", f"{rec['both']:.1%}"]
+                cells += [str(len(payloads)), *_cells(rec)]
             print("| " + " | ".join(cells) + " |", flush=True)
         cells = ["all"]
-        for name in ("first", "all"):
+        for name in ("first", "all", "other"):
             t = totals[name]
             cells += [str(t["n"])] + [f"{t[k] / t['n']:.1%}" for k in ("rules", "model", "both")]
         print("| " + " | ".join(cells) + " |")
 
     if args.shapes:
         print(
-            "\nleave-one-shape-out: trained without every payload of a shape or channel (all families), "
-            "judged on them (at most 400 of each, planted as above), share removed"
+            "\nleave-one-shape-out (first stage): trained without every payload of a shape or channel (all "
+            "families), judged on them (at most 400 of each, planted as above), share removed"
         )
         print("| held-out shape | payloads | rules | model | rules + model |")
         print("|---|---:|---:|---:|---:|")
         for shape, test in SHAPE_GROUPS.items():
-            held = np.array([bool(y[i]) and test(rows[i]) for i in range(len(rows))])
-            model = fit(x[~held], y[~held])
-            model = LinearModel(
-                model.weights, model.signal_weights, model.bias, choose_threshold(model, corpora, args.target, whole)
-            )
+            held = np.array([bool(y[i]) and bool(old[i]) and test(rows[i]) for i in range(len(rows))])
+            model = first_stage(old & ~held)
             payloads = [texts[i] for i in np.flatnonzero(held)]
             payloads = random.Random(1).sample(payloads, min(400, len(payloads)))
             rec = planted_recall(model, payloads, hosts)
-            print(
-                f"| {shape} | {len(payloads)} | {rec['rules']:.1%} | {rec['model']:.1%} | {rec['both']:.1%} |",
-                flush=True,
-            )
+            print(f"| {shape} | {len(payloads)} | " + " | ".join(_cells(rec)) + " |", flush=True)
 
-    model = fit(x, y)
-    model = LinearModel(
-        model.weights, model.signal_weights, model.bias, choose_threshold(model, corpora, args.target, whole)
+    base = LinearModel.load(args.base) if args.base else first_stage(old)
+    if args.langs:
+        print(
+            "\nleave-one-language-out (second stage): trained without a group of languages (every payload, "
+            "benign text and real text of it; the first stage and the lexicon keep theirs), judged on its "
+            "payloads (at most 300, planted as above) and on chunks of its held-out real text (flagged by rules "
+            "or model)"
+        )
+        print("| held-out languages | payloads | rules | model | rules + model | real-text chunks | flagged |")
+        print("|---|---:|---:|---:|---:|---:|---:|")
+        for group, codes in LANG_GROUPS.items():
+            held = np.isin(lang, codes)
+            if not held.any():
+                continue
+            others = pseudo_chunks([r for r in real if r["lang"] not in codes])
+            model = second_stage(x[~held], y[~held], base, others, args.target)
+            payloads = [texts[i] for i in np.flatnonzero(held & (y == 1))]
+            payloads = random.Random(1).sample(payloads, min(300, len(payloads)))
+            rec = planted_recall(model, payloads, hosts)
+            n, _, both = false_flags(model, pseudo_chunks([r for r in real if r["lang"] in codes]))
+            flagged = f"{both} ({both / max(n, 1):.2%})"
+            print(f"| {group} | {len(payloads)} | " + " | ".join(_cells(rec)) + f" | {n} | {flagged} |", flush=True)
+
+    model = second_stage(x, y, base, real_chunks, args.target)
+    print(
+        f"\nfinal model: threshold {model.threshold:.3f}, for other languages {model.other_threshold:.3f}"
+        + (f" (first stage from {args.base})" if args.base else "")
     )
-    print(f"\nfinal model: threshold {model.threshold:.3f}")
     own = [str(r["text"]) for r in read_jsonl(REDTEAM)]
     rec = planted_recall(model, own, hosts)
     print(
@@ -288,9 +424,15 @@ def main(argv: list[str] | None = None) -> int:  # noqa: PLR0915 (a report, read
         for p in args.corpus
     ]
     sources.append(("installed READMEs", [str(r["text"]) for r in installed_docs()]))
+    sources.append((f"real text of the other languages (held-out half, chunks of {CHUNK_TEXTS})", real_chunks))
     for name, chunks in sources:
         n, r_flags, both = false_flags(model, chunks)
         print(f"| {name} | {n} | {r_flags} | {r_flags / n:.2%} | {both} | {both / n:.2%} |")
+    by_lang = []
+    for code in sorted({r["lang"] for r in real}):
+        n, _, both = false_flags(model, pseudo_chunks([r for r in real if r["lang"] == code]))
+        by_lang.append(f"{code} {both}/{n}")
+    print("real-text chunks flagged per language: " + ", ".join(by_lang))
     if args.write:
         model.save(OUT)
         print(f"\nwrote {OUT} ({OUT.stat().st_size / 1024:.0f} KiB)")

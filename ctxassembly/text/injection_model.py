@@ -66,9 +66,17 @@ __all__ = [
     "union_spans",
 ]
 
-#: hashed feature space (2**18 ids: collisions stay rare for a few hundred thousand n-grams)
+#: one hashed table (2**18 ids: collisions stay rare for a few hundred thousand n-grams)
 _BITS = 18
-DIM = 1 << _BITS
+_TABLE = 1 << _BITS
+#: the feature space: two tables, the n-grams and words of Latin-1 letters in the first and
+#: those with a letter past Latin-1 (Cyrillic, Greek, Arabic, CJK, Devanagari, Polish,
+#: Czech, Turkish ...) in the second, so that what the other scripts teach never moves a
+#: weight that English text reads (English documentation fills nearly all of one table)
+DIM = 2 * _TABLE
+#: the first code point whose n-grams go to the second table
+_WIDE = 0x100
+_WIDE_SHIFT = np.uint64(_BITS)
 #: the character n-gram lengths
 NGRAMS = (3, 4, 5)
 _CACHE_SIZE = 16384  # texts whose spans are kept (the rules' cache holds as many)
@@ -135,6 +143,19 @@ _LEXICON: dict[str, str] = {
     "dest": "http https www url link webho pastebin",
 }
 CONCEPTS = tuple(_LEXICON)
+
+# English's commonest function words (that other languages' text rarely holds): a sentence
+# with a letter past Latin-1 in which fewer than one word in ten is one of them is read as
+# another language, and flagged from the model's threshold for other languages
+# (``LinearModel.other_threshold``): its n-grams (the second table) are trained on far less
+# text than English's, and the lexicon's concepts decide more of its score
+_ENGLISH = (
+    "the of and is are was were be been this that these those with from by you your we our they their it its can "
+    "will would should could may must have has had not or if when which what how there then than also only all any "
+    "each some more other such into about use used using see new one"
+)
+#: the share of a sentence's words below which it is read as another language
+OTHER_SHARE = 0.1
 
 
 @lru_cache(maxsize=1)
@@ -227,7 +248,8 @@ def _sentence_starts(text: str) -> list[int]:
 def sentence_bounds(text: str) -> list[tuple[int, int]]:
     """``(start, end)`` of each sentence of ``text`` that is not blank, in order."""
     first = np.flatnonzero(_starts(_raw(text))).tolist()
-    return [(s, e) for s, e in zip(first, [*first[1:], len(text)], strict=True) if text[s:e].strip()]
+    ends = [*first[1:], len(text)] if first else []  # an empty text has no sentence
+    return [(s, e) for s, e in zip(first, ends, strict=True) if text[s:e].strip()]
 
 
 def _codes(cp: npt.NDArray[np.uint32]) -> npt.NDArray[np.uint64]:
@@ -258,20 +280,27 @@ def _raw(text: str) -> npt.NDArray[np.uint32]:
 
 def _grams(cp: npt.NDArray[np.uint64]) -> list[tuple[int, npt.NDArray[np.bool_], npt.NDArray[np.int64]]]:
     """Per n-gram length the text is long enough for: the length, which positions start an
-    n-gram worth counting (not two spaces), and the hashed id of each position's n-gram."""
+    n-gram worth counting (not two spaces), and the hashed id of each position's n-gram
+    (in the second table when it holds a letter past Latin-1)."""
     n = cp.size
     out = []
     h = np.zeros(n, dtype=np.uint64)
     space = cp == _SPACE
     single = np.ones(n, dtype=bool)
     single[:-1] = ~(space[:-1] & space[1:])  # not two spaces in a row
+    wide = cp >= _WIDE
+    held = np.zeros(n, dtype=np.uint64) if wide.any() else None  # 1 where the n-gram holds one
     for k in range(min(max(NGRAMS), n)):
         m = n - k  # how many n-grams of length k + 1
         h[:m] = h[:m] * _BASE + cp[k:]
+        if held is not None:
+            held[:m] |= wide[k:]
         if k + 1 not in NGRAMS:
             continue
         keep = single[:m] if k else np.ones(m, dtype=bool)
         ids = ((h[:m] + np.uint64(k + 1)) * _MULT) >> np.uint64(64 - _BITS)
+        if held is not None:
+            ids |= held[:m] << _WIDE_SHIFT
         out.append((k + 1, keep, ids))
     return out
 
@@ -298,12 +327,15 @@ _POW[0] = 1
 _BITS_K = np.arange(_K, dtype=np.uint32)
 
 
-_Words = tuple[npt.NDArray[np.int64], npt.NDArray[np.uint64], npt.NDArray[np.uint64], npt.NDArray[np.int64]]
+_Words = tuple[
+    npt.NDArray[np.int64], npt.NDArray[np.uint64], npt.NDArray[np.uint64], npt.NDArray[np.int64], npt.NDArray[np.uint64]
+]
 
 
 def _word_hashes(codes: npt.NDArray[np.uint64]) -> _Words:
-    """``(starts, hashes, prefix hashes, lengths)`` of the words of ``codes`` (a word: a
-    run of letters and digits; the prefix: its first five characters)."""
+    """``(starts, hashes, prefix hashes, lengths, tables)`` of the words of ``codes`` (a
+    word: a run of letters and digits; the prefix: its first five characters; the table: 1
+    for a word with a letter past Latin-1, else 0)."""
     n = codes.size
     is_ch = codes != _SPACE
     ws = is_ch.copy()
@@ -311,7 +343,7 @@ def _word_hashes(codes: npt.NDArray[np.uint64]) -> _Words:
     wstart = np.flatnonzero(ws)
     if wstart.size == 0:
         empty = np.zeros(0, dtype=np.uint64)
-        return wstart.astype(np.int64), empty, empty, wstart.astype(np.int64)
+        return wstart.astype(np.int64), empty, empty, wstart.astype(np.int64), empty
     wid = np.maximum(np.cumsum(ws) - 1, 0)
     pos = np.arange(n) - wstart[wid]
     vals = (codes + np.uint64(1)) * _POW[np.clip(pos, 0, 63)]
@@ -319,7 +351,9 @@ def _word_hashes(codes: npt.NDArray[np.uint64]) -> _Words:
     full = np.add.reduceat(vals, wstart)
     prefix = np.add.reduceat(np.where(pos < _STEM, vals, np.uint64(0)), wstart)
     length = np.add.reduceat(is_ch.astype(np.int64), wstart)
-    return wstart.astype(np.int64), full, prefix, length
+    wide = codes >= _WIDE
+    table = np.logical_or.reduceat(wide, wstart).astype(np.uint64) if wide.any() else np.zeros(wstart.size, np.uint64)
+    return wstart.astype(np.int64), full, prefix, length, table
 
 
 _WORD_SALT = np.uint64(101)
@@ -333,21 +367,23 @@ def _word_grams(words: _Words) -> list[tuple[npt.NDArray[np.int64], npt.NDArray[
     apart (a space, a hyphen: not across a sentence end or a line of a batch), each at the
     start of its (first) word. Beside the character n-grams they carry which words go
     together ("your reply", "the task"), which three to five characters do not."""
-    wstart, full, prefix, length = words
+    wstart, full, prefix, length, table = words
     if wstart.size == 0:
         return []
     shift = np.uint64(64 - _BITS)
-    out = [(wstart, (((full + _WORD_SALT) * _MULT) >> shift).astype(np.int64))]
+    second = table << _WIDE_SHIFT  # a word's (or a pair's) table, as the n-grams' is
+    out = [(wstart, ((((full + _WORD_SALT) * _MULT) >> shift) | second).astype(np.int64))]
     near = np.flatnonzero(wstart[1:] - (wstart[:-1] + length[:-1]) == 1)
     if near.size:
-        pair = ((full[near] * _MULT + full[near + 1] + _PAIR_SALT) * _MULT) >> shift
+        pair = (((full[near] * _MULT + full[near + 1] + _PAIR_SALT) * _MULT) >> shift) | second[near] | second[near + 1]
         out.append((wstart[near], pair.astype(np.int64)))
     long = np.flatnonzero(length > _STEM)
     if long.size:  # the stem of a longer word: "disregarded" and "disregard" share "disre"
-        out.append((wstart[long], (((prefix[long] + _STEM_SALT) * _MULT) >> shift).astype(np.int64)))
+        stem = (((prefix[long] + _STEM_SALT) * _MULT) >> shift) | second[long]
+        out.append((wstart[long], stem.astype(np.int64)))
     if near.size:  # pairs of stems: "previously instructed" and "previous instructions" share one
         stems = ((prefix[near] * _MULT + prefix[near + 1] + _STEM_PAIR_SALT) * _MULT) >> shift
-        out.append((wstart[near], stems.astype(np.int64)))
+        out.append((wstart[near], (stems | second[near] | second[near + 1]).astype(np.int64)))
     return out
 
 
@@ -357,7 +393,7 @@ def _words(
     """``(starts, concepts)``: where each word starts and the concept bits of each word
     (0 for a word of no concept). A word of fewer than five characters is looked up
     whole, a longer one by its first five."""
-    wstart, full, prefix, length = words if words is not None else _word_hashes(codes)
+    wstart, full, prefix, length, _ = words if words is not None else _word_hashes(codes)
     if wstart.size == 0:
         return wstart, np.zeros(0, dtype=np.uint32)
     exact_keys, exact_bits, stem_keys, stem_bits = _lexicon()
@@ -517,6 +553,8 @@ class LinearModel:
     signal_weights: npt.NDArray[np.float32]
     bias: float
     threshold: float
+    #: the threshold of a sentence in another language (:data:`OTHER_SHARE`); None: ``threshold``
+    other_threshold: float | None = None
     # spans by (text, rule spans): retrieved chunks repeat across calls, as the rules' cache knows
     _cache: dict[tuple[str, tuple[tuple[int, int, str], ...]], tuple[tuple[int, int, str], ...]] = field(
         default_factory=dict, compare=False, repr=False
@@ -535,7 +573,7 @@ class LinearModel:
         # any other as its weights; the span cache never travels
         if self is builtin():
             return (builtin, ())
-        return (LinearModel, (self.weights, self.signal_weights, self.bias, self.threshold))
+        return (LinearModel, (self.weights, self.signal_weights, self.bias, self.threshold, self.other_threshold))
 
     def clear(self) -> None:
         """Forget the spans found so far (the next call sees its texts for the first time)."""
@@ -544,11 +582,15 @@ class LinearModel:
     @classmethod
     def load(cls, path: str | Path) -> LinearModel:
         with np.load(path) as z:
+            weights = z["weights"].astype(np.float32)
+            if weights.size == _TABLE:  # a model from before the second table: none of its weights
+                weights = np.concatenate([weights, np.zeros(_TABLE, np.float32)])
             return cls(
-                z["weights"].astype(np.float32),
+                weights,
                 z["signal_weights"].astype(np.float32),
                 float(z["bias"]),
                 float(z["threshold"]),
+                float(z["other_threshold"]) if "other_threshold" in z else None,
             )
 
     def save(self, path: str | Path) -> None:
@@ -558,7 +600,16 @@ class LinearModel:
             signal_weights=self.signal_weights.astype(np.float32),
             bias=np.float32(self.bias),
             threshold=np.float32(self.threshold),
+            **({} if self.other_threshold is None else {"other_threshold": np.float32(self.other_threshold)}),
         )
+
+    def other_rows(self, text: str) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
+        """``(starts, other)``: where each sentence of ``text`` starts, and whether it reads
+        as another language than English (:data:`OTHER_SHARE`)."""
+        raw = _raw(text)
+        first = np.flatnonzero(_starts(raw))
+        codes = _codes(raw)
+        return first, _other_language(codes, first, _word_hashes(codes), _sentence_words(raw, codes, first))
 
     def _logits(
         self, text: str, rule_spans: Sequence[tuple[int, int, str]], breaks: Sequence[int] = ()
@@ -568,18 +619,20 @@ class LinearModel:
         npt.NDArray[np.float64],
         npt.NDArray[np.float32],
         npt.NDArray[np.float32],
+        npt.NDArray[np.bool_],
     ]:
-        """``(starts, single, pair, words, rules)``: where each sentence starts, the logit
-        of each sentence alone and of each sentence with the next (``-inf`` across a text
-        break: ``breaks`` are the offsets where the texts of a batch start), its words
-        and whether a rule flagged it."""
+        """``(starts, single, pair, words, rules, other)``: where each sentence starts, the
+        logit of each sentence alone and of each sentence with the next (``-inf`` across a
+        text break: ``breaks`` are the offsets where the texts of a batch start), its words,
+        whether a rule flagged it and whether it reads as another language (only with an
+        ``other_threshold``; else False)."""
         raw = _raw(text)
         starts = _starts(raw)
         if len(breaks):
             starts[np.asarray(breaks)] = True  # each text of a batch starts a sentence
         first = np.flatnonzero(starts)
         if first.size == 0:
-            return first, np.zeros(0), np.zeros(0), np.zeros(0, np.float32), np.zeros(0, np.float32)
+            return first, np.zeros(0), np.zeros(0), np.zeros(0, np.float32), np.zeros(0, np.float32), np.zeros(0, bool)
         total = np.zeros(raw.size, dtype=np.float32)
         count = np.zeros(raw.size, dtype=np.float32)
         codes = _codes(raw)
@@ -592,14 +645,7 @@ class LinearModel:
             total[pos] += self.weights[ids]
             count[pos] += 1
         t, n = np.add.reduceat(total, first), np.add.reduceat(count, first)
-        # words that start with a letter: a run of version numbers or a table of figures is
-        # no sentence, however many "words" it has
-        letter = (codes != _SPACE) & ((codes < 48) | (codes > 57))
-        word_start = np.zeros(raw.size, dtype=np.float32)
-        word_start[0] = letter[0]
-        word_start[1:] = letter[1:] & (codes[:-1] == _SPACE)
-        _add_unspaced(raw, word_start)
-        words = np.add.reduceat(word_start, first)
+        words = _sentence_words(raw, codes, first)
         rules = _rule_rows(first, np.cumsum(starts) - 1, rule_spans)
         held = _concepts(codes, first, hashes)
         sig = _signal_rows(rules, held) @ self.signal_weights
@@ -614,7 +660,12 @@ class LinearModel:
             if len(breaks):
                 owner = np.searchsorted(np.asarray(breaks), first, side="right")
                 pair[:-1][owner[:-1] != owner[1:]] = -np.inf
-        return first, single, pair, words, rules
+        other = (
+            _other_language(codes, first, hashes, words)
+            if self.other_threshold is not None
+            else np.zeros(first.size, dtype=bool)
+        )
+        return first, single, pair, words, rules, other
 
     def probabilities(self, texts: Sequence[str], batch: int = 256) -> npt.NDArray[np.float64]:
         """The highest probability of any sentence or pair of sentences, per text (0 for a
@@ -623,7 +674,7 @@ class LinearModel:
         for b in range(0, len(texts), batch):
             part = texts[b : b + batch]
             offsets = np.cumsum([len(_SEP), *(len(t) + len(_SEP) for t in part[:-1])])
-            first, single, pair, _, _ = self._logits(_SEP + _SEP.join(part) + _SEP, (), offsets.tolist())
+            first, single, pair, _, _, _ = self._logits(_SEP + _SEP.join(part) + _SEP, (), offsets.tolist())
             owner = np.maximum(np.searchsorted(offsets, first, side="right") - 1, 0)
             best = np.full(len(part), -np.inf)
             np.maximum.at(best, owner, np.maximum(single, pair))
@@ -673,14 +724,18 @@ class LinearModel:
             at += len(text) + len(_SEP)
         big = _SEP + _SEP.join(texts) + _SEP
         shifted = [(offsets[t] + s, offsets[t] + e, c) for t, spans in enumerate(rule_spans or ()) for s, e, c in spans]
-        first, single, pair, words, rules = self._logits(big, shifted, offsets)
-        cut = float(np.log(self.threshold / (1.0 - self.threshold)))
+        first, single, pair, words, rules, other = self._logits(big, shifted, offsets)
+        # the logit each sentence is flagged from: the threshold's, or in another language the other's
+        cut = np.full(first.size, float(np.log(self.threshold / (1.0 - self.threshold))))
+        if self.other_threshold is not None:
+            cut[other] = float(np.log(self.other_threshold / (1.0 - self.other_threshold)))
         hit = single >= cut
         rows = set(np.flatnonzero(hit).tolist())
-        for r in np.flatnonzero((pair >= cut) & ~hit & ~np.roll(hit, -1)).tolist():
+        pair_cut = np.maximum(cut, np.roll(cut, -1))  # a pair: the stricter of its two sentences'
+        for r in np.flatnonzero((pair >= pair_cut) & ~hit & ~np.roll(hit, -1)).tolist():
             rows.update((r, r + 1))
         if LEAD_WORDS:
-            rows.update(_leads(big, first=first, pair=pair, flagged=hit | (rules > 0), words=words, cut=cut))
+            rows.update(_leads(big, first=first, pair=pair, flagged=hit | (rules > 0), words=words, cut=pair_cut))
         out: list[list[tuple[int, int, str]]] = [[] for _ in texts]
         ends = [*first[1:].tolist(), len(big)]
         for row in sorted(rows):
@@ -714,6 +769,48 @@ _RUN_EDGES = np.array([edge for lo, hi, _ in _UNSPACED for edge in (lo, hi)], dt
 _RUN_SHARE = np.array([x for _, _, share in _UNSPACED for x in (share, 0.0)], dtype=np.float32)
 
 
+def _sentence_words(
+    raw: npt.NDArray[np.uint32], codes: npt.NDArray[np.uint64], first: npt.NDArray[np.int64]
+) -> npt.NDArray[np.float32]:
+    """Per sentence, its words that start with a letter (a run of version numbers or a
+    table of figures is no sentence, however many "words" it has), and its characters'
+    shares of a word in a script without spaces."""
+    letter = (codes != _SPACE) & ((codes < 48) | (codes > 57))
+    word_start = np.zeros(raw.size, dtype=np.float32)
+    word_start[0] = letter[0]
+    word_start[1:] = letter[1:] & (codes[:-1] == _SPACE)
+    _add_unspaced(raw, word_start)
+    return np.add.reduceat(word_start, first)
+
+
+@lru_cache(maxsize=1)
+def _english_keys() -> npt.NDArray[np.uint64]:
+    """The function words of :data:`_ENGLISH` hashed as :func:`_word_hashes` hashes words."""
+    keys = []
+    for w in _ENGLISH.split():
+        cp = _codes(_raw(w))
+        keys.append(int(np.sum((cp + np.uint64(1)) * _POW[: cp.size], dtype=np.uint64)))
+    return np.array(sorted(keys), dtype=np.uint64)
+
+
+def _other_language(
+    codes: npt.NDArray[np.uint64], first: npt.NDArray[np.int64], words: _Words, counted: npt.NDArray[np.float32]
+) -> npt.NDArray[np.bool_]:
+    """Per sentence: it holds a letter past Latin-1 (its n-grams read the second table) and
+    fewer than :data:`OTHER_SHARE` of its words (``counted``) are English function words."""
+    wide = codes >= _WIDE
+    if not wide.any():
+        return np.zeros(first.size, dtype=bool)
+    wstart, full = words[0], words[1]
+    english = np.zeros(codes.size, dtype=np.float32)
+    if wstart.size:
+        keys = _english_keys()
+        i = np.minimum(np.searchsorted(keys, full), keys.size - 1)
+        english[wstart[keys[i] == full]] = 1.0
+    held = np.logical_or.reduceat(wide, first)
+    return held & (np.add.reduceat(english, first) < OTHER_SHARE * np.maximum(counted, 1.0))
+
+
 def _add_unspaced(raw: npt.NDArray[np.uint32], word_start: npt.NDArray[np.float32]) -> None:
     """``word_start`` (a word's first letter 1, else 0) plus each character's share of a
     word in a script written without spaces."""
@@ -729,7 +826,7 @@ def _leads(
     pair: npt.NDArray[np.float64],
     flagged: npt.NDArray[np.bool_],
     words: npt.NDArray[np.float32],
-    cut: float,
+    cut: npt.NDArray[np.float64],
 ) -> list[int]:
     """The short sentences that introduce a flagged one ("There is one more thing.",
     "New task."): two words to :data:`LEAD_WORDS`, right before a sentence the model or
@@ -737,7 +834,7 @@ def _leads(
     ``-inf``), the two together reaching the threshold."""
     out = []
     for r in np.flatnonzero(flagged[1:]).tolist():  # r: the row before a flagged one
-        if flagged[r] or not (1 < words[r] <= LEAD_WORDS) or pair[r] < cut:
+        if flagged[r] or not (1 < words[r] <= LEAD_WORDS) or pair[r] < cut[r]:
             continue
         s, e = int(first[r]), int(first[r + 1])
         # e + 1: the next sentence starts at a blank line's second "\n", so big[s:e] alone
