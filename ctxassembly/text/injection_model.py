@@ -8,7 +8,7 @@ punctuation folded to spaces, so "ignor", "nore ", "anwei" carry across inflecti
 languages), hashed words, word stems (the first five characters of a longer word, so that
 "disregarded" and "disregard", a passive and an imperative, share a feature) and pairs of
 neighbouring words and of their stems, the rules' own verdict on the sentence, and intent
-signals built from word concepts (a small lexicon in seven languages): an act addressed to
+signals built from word concepts (a small lexicon in 29 languages): an act addressed to
 a model; an act on the reader's own context (a model's act with a must, a secret sent
 somewhere, earlier rules dismissed), one feature for the three so that its weight is
 learnt from every family; an imperative whose object is the reader's context; and how
@@ -21,6 +21,16 @@ text, link titles, code comments, tool results, transcripts) and languages, and 
 documentation sentences that talk about prompts, passwords, instructions and warnings
 (``benchmarks/injection_data.py`` builds it, ``benchmarks/injection_train.py`` trains it
 and prints the leave-one-family-out and leave-one-shape-out tables).
+
+Other scripts are read as text: a combining mark (a Devanagari vowel sign) stays in its
+word, ``。`` / ``।`` / ``؟`` end a sentence, a character of a script without spaces (Han,
+kana, Thai) counts as part of a word, and the lexicon's words in those scripts are found
+as substrings. The n-grams and words with a letter past Latin-1 have a table of weights
+of their own, fitted (``benchmarks/injection_train.py``, second stage) on payloads in 22
+more languages and on real translated software and manuals with everything else held,
+so that what those languages teach moves no weight English text reads; a sentence with
+such letters in which English function words are rare is flagged from a threshold of its
+own (``other_threshold``), chosen on real text of those languages by the English rule.
 
 The weights ship with the package (``ctxassembly/data/injection_model.npz``, float16);
 scoring is a gather and a segment sum over the n-gram ids of a whole batch of texts: a
@@ -110,8 +120,10 @@ _SEP = "\n" * (max(NGRAMS) - 1)
 # out (or a payload nobody here wrote) brings its own words. What instructions share is
 # their parts: a reader addressed (a model named, "your answer"), an act on the reader's
 # output or rules (dismiss, disclose, say), a must or a now, a secret and where it goes.
-# Each word of a small lexicon (seven languages; a word of five characters or more is
-# matched by its first five, a shorter one whole) has its concepts; a sentence's intent
+# Each word of a small lexicon (these seven languages here, 22 more in
+# ``data/injection_lexicon.json``; a word of five characters or more is matched by its
+# first five, a shorter one whole, a substring of a script without spaces anywhere) has
+# its concepts; a sentence's intent
 # features are a few conjunctions of them (each concept alone is everywhere in docs:
 # "you", "must", "send", "password"; tried as features of their own, they and all their
 # pairs raised the benign tail more than the payloads, see benchmarks/README.md). A
