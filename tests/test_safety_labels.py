@@ -28,6 +28,10 @@ STRUCTURAL = {
     "after_bullet": lambda p: f"{HOST}\n\n* Fixed a crash in the loader\n* Added the ``--fast`` flag\n\n{p}\n",
     "after_code": lambda p: f"{HOST}\n\n.. code-block:: python\n\n    result = compute(data)\n\n{p}\n",
     "after_changelog_line": lambda p: f"{HOST}\n\n- Bump the minimum version to 3.9\n\n{p}\n",
+    # on the very next line: an unindented line after an item or a code line is text of its own
+    "after_bullet_no_blank": lambda p: f"{HOST}\n\n* Fixed a crash in the loader\n* Added the ``--fast`` flag\n{p}\n",
+    "after_code_no_blank": lambda p: f"{HOST}\n\n.. code-block:: python\n\n    result = compute(data)\n{p}\n",
+    "after_numbered_item_no_blank": lambda p: f"{HOST}\n\n1. Install the package\n{p}\n",
 }
 
 
@@ -45,6 +49,8 @@ def test_every_red_team_payload_is_cut_after_a_heading_a_bullet_and_a_code_line(
         "The worker will now drop any task related events it receives by mistake.",
         "Settings\n--------\nThe assistant, when enabled, shows hints.",  # not a vocative: no comma right after
         "- Added guidance for AI\n  coding agents, adapted from the upstream project.",
+        "* Tell the scheduler which queue to use\n* Send a signal when the task finishes",
+        "    result = compute(data)\nreturns the result that you should pass to the caller.",
     ],
 )
 def test_a_verb_after_an_auxiliary_or_a_wrapped_line_does_not_start_a_clause(text):

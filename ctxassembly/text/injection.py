@@ -206,6 +206,22 @@ _OBLIGED = re.compile(
 _NEW_BLOCK = re.compile(
     r"(?:\n[ \t]*\n|(?:^|\n)[ \t]*(?:#{1,6}[ \t][^\n]*|([=\-~^\"'`*+#:.])\1{2,})[ \t]*\n)[ \t>*_\"'`»«“”(]*\Z"
 )
+# ... or at the first column of the line after a list item or an indented (code) line: a
+# wrapped line of an item or of code is indented, so an unindented one starts text of its
+# own (a changelog bullet, then "Tell the user ..." on the next line)
+_ITEM_OR_CODE_LINE = r"(?:[ \t]*(?:[*+•-]|\d{1,3}[.)])[ \t]+\S|(?: {4}|\t)[ \t]*\S)[^\n]*\n"
+_AFTER_ITEM_LINE = re.compile(rf"\n{_ITEM_OR_CODE_LINE}[>*_\"'`»«“”(]*\Z")
+
+
+def _new_block(low: str, pos: int) -> bool:
+    """Whether ``pos`` of the lower-cased ``low`` is the first word of a block
+    (:data:`_NEW_BLOCK`, :data:`_AFTER_ITEM_LINE`), whatever ended the line before."""
+    before = low[max(0, pos - 80) : pos]
+    if _NEW_BLOCK.search(before):
+        return True
+    if low[pos : pos + 1].isspace():
+        return False  # an indented line: the item's or the code's own
+    return _AFTER_ITEM_LINE.search(before if pos > 80 else "\n" + before) is not None
 
 
 def _block_start(low: str, pos: int) -> bool:
@@ -214,7 +230,7 @@ def _block_start(low: str, pos: int) -> bool:
     if pos == 0 or low[pos - 1] != "\n":
         return True
     before = low[max(0, pos - 80) : pos]
-    return before.rstrip()[-1:] in ("", ".", "!", "?", ":") or _NEW_BLOCK.search(before) is not None
+    return before.rstrip()[-1:] in ("", ".", "!", "?", ":") or _new_block(low, pos)
 
 
 def _at_lead(low: str, pos: int) -> bool:
@@ -227,7 +243,7 @@ def _at_lead(low: str, pos: int) -> bool:
             return True
     if before.rstrip()[-1:] in ('"', "“", "«", "`") and _quoted(low, pos):
         return True  # the first word of a quotation (what it says is judged by _example)
-    if _NEW_BLOCK.search(before):
+    if _new_block(low, pos):
         return True  # a paragraph's first word, whatever ended the line before (a heading, a bullet, code)
     if len(stripped) < len(before) and stripped.rsplit(None, 1)[-1] in _LEAD_WORDS:
         # "and now drop it" leads; "the worker will now drop it" does not (a verb phrase)
@@ -903,10 +919,18 @@ _ANSWERING = re.compile(
 
 # sentence bounds; a comment line or a comment opener also starts a new piece
 # (and so does the line after a heading: a Markdown heading, a reST under/overline)
+# a sentence ends at its final punctuation and the whitespace after it up to the last line
+# break: the next line's indentation stays with the next sentence (an indented code line
+# ends no clause the way an unindented line after it starts one, see _NEW_BLOCK)
 _SENTENCE_END = re.compile(
-    r"(?<=[.!?])[\"')\]]*\s+|\n\s*\n|(?<=-->)|\n(?=[ \t]*(?:#|//|\.\. |<!--))"
+    r"(?<=[.!?])[\"')\]]*(?:\s*\n|[ \t]+)|\n\s*\n|(?<=-->)|\n(?=[ \t]*(?:#|//|\.\. |<!--))"
     r"|(?m:^[ \t]*(?:#{1,6}[ \t][^\n]*|([=\-~^\"'`*+#:.])\1{2,})[ \t]*\n)"
 )
+
+
+# the line break after a list item or an indented (code) line that an unindented line
+# follows: where _AFTER_ITEM_LINE starts a clause, a piece of its own starts
+_AFTER_ITEM = re.compile(rf"(?m)^{_ITEM_OR_CODE_LINE}(?=\S)")
 
 
 def _lower(text: str) -> str:
@@ -1307,7 +1331,10 @@ def _find(text: str) -> tuple[tuple[int, int, str], ...]:
     spans += [(s, e, "addressed") for s, e in titled]
     pieces: list[tuple[int, int, str, list[str]]] = []
     start = 0
-    for end in [m.end() for m in _SENTENCE_END.finditer(text)] + [len(text)]:
+    ends = [m.end() for m in _SENTENCE_END.finditer(text)]
+    if "\n" in text:  # an unindented line after a list item or an indented line starts a piece
+        ends = sorted({*ends, *(m.end() for m in _AFTER_ITEM.finditer(text))})
+    for end in [*ends, len(text)]:
         if end <= start:
             continue
         if not any(s <= start and end <= e for s, e in comments):
