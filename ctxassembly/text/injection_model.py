@@ -809,7 +809,11 @@ def _other_language(
     codes: npt.NDArray[np.uint64], first: npt.NDArray[np.int64], words: _Words, counted: npt.NDArray[np.float32]
 ) -> npt.NDArray[np.bool_]:
     """Per sentence: it holds a letter past Latin-1 (its n-grams read the second table) and
-    fewer than :data:`OTHER_SHARE` of its words (``counted``) are English function words."""
+    fewer than :data:`OTHER_SHARE` of its words (``counted``) are English function words.
+    A sentence of Latin-1 letters keeps the English threshold whatever its language: the
+    first stage was trained on German, French, Spanish, Italian, Portuguese and Dutch, and
+    read with the other threshold their payloads passed (blind3's authority 50.0 -> 35.4%,
+    blind2's answer forcing 79.7 -> 70.6%; benchmarks/README.md)."""
     wide = codes >= _WIDE
     if not wide.any():
         return np.zeros(first.size, dtype=bool)
