@@ -748,6 +748,9 @@ class LinearModel:
             rows.update((r, r + 1))
         if LEAD_WORDS:
             rows.update(_leads(big, first=first, pair=pair, flagged=hit | (rules > 0), words=words, cut=pair_cut))
+        if self.other_threshold is not None and (hit & other).any():
+            english = float(np.log(self.threshold / (1.0 - self.threshold)))
+            rows.update(_neighbours(big, first=first, reach=other & (single >= english), flagged=hit & other))
         out: list[list[tuple[int, int, str]]] = [[] for _ in texts]
         ends = [*first[1:].tolist(), len(big)]
         for row in sorted(rows):
@@ -858,6 +861,28 @@ def _leads(
         if "\n\n" not in big[s : e + 1] and big[s:e].rstrip()[-1:] in ".!?:":
             out.append(r)
     return out
+
+
+def _neighbours(
+    big: str, *, first: npt.NDArray[np.int64], reach: npt.NDArray[np.bool_], flagged: npt.NDArray[np.bool_]
+) -> list[int]:
+    """The sentences in another language next to a flagged one in the same paragraph, one
+    after another, that reach the English threshold (``reach``): the other threshold keeps
+    a lone sentence of a language the model knows less from being flagged on little
+    evidence, not the rest of an instruction that has been (a payload of two or three
+    sentences, of which the clearest reached it)."""
+    out: set[int] = set()
+    for start in np.flatnonzero(flagged).tolist():
+        for step in (-1, 1):
+            r = start
+            while 0 <= r + step < first.size and reach[r + step] and r + step not in out and not flagged[r + step]:
+                lo, hi = (r + step, r) if step < 0 else (r, r + step)
+                # + 1: a sentence after a blank line starts at its second "\n" (see _leads)
+                if "\n\n" in big[int(first[lo]) : int(first[hi]) + 1]:
+                    break  # a blank line (or a text's end) between the two
+                r += step
+                out.add(r)
+    return sorted(out)
 
 
 @lru_cache(maxsize=1)
