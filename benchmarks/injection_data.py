@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxassembly.jsonl import read_jsonl
-from ctxassembly.text.injection_model import _LEXICON, _STEM, _SUBSTRING_FROM, CONCEPTS, _codes, _raw, sentence_bounds
+from ctxassembly.text.injection_model import _LEXICON, _STEM, _WIDE, CONCEPTS, _codes, _raw, sentence_bounds
 
 ROOT = Path(__file__).resolve().parents[1]
 DEV = {
@@ -1055,6 +1055,11 @@ def _folded(word: str) -> str:
     return "".join(chr(c) for c in _codes(_raw(word)).tolist()).strip()
 
 
+def _key(word: str) -> str:
+    """What the lexicon matches a folded word by: its first five letters, or all of a shorter one."""
+    return word[:_STEM] if len(word) >= _STEM else word
+
+
 def _english_keys() -> Counter[str]:
     """How often each lexicon key occurs among the words of the dev corpora (all six)."""
     keys: Counter[str] = Counter()
@@ -1065,7 +1070,7 @@ def _english_keys() -> Counter[str]:
     ]:
         for row in read_jsonl(path):
             for w in _folded(str(row["text"])).split():
-                keys[w[:_STEM] if len(w) >= _STEM else w] += 1
+                keys[_key(w)] += 1
     return keys
 
 
@@ -1076,14 +1081,16 @@ def _english_keys() -> Counter[str]:
 FOREIGN_COLLISION = 0.005
 
 
-def _keys_by_language() -> dict[str, Counter[str]]:
-    """Per language of the real text (its training half): in how many texts each key occurs."""
-    out: dict[str, Counter[str]] = {}
+def _keys_by_language() -> tuple[dict[str, Counter[str]], Counter[str]]:
+    """Per language of the real text (its training half): in how many texts each key
+    occurs, and how many texts there are."""
+    keys: dict[str, Counter[str]] = {}
+    texts: Counter[str] = Counter()
     for row in translations():
         if half(row["text"]) == 0:
-            words = _folded(row["text"]).split()
-            out.setdefault(row["lang"], Counter()).update({w[:_STEM] if len(w) >= _STEM else w for w in words})
-    return out
+            keys.setdefault(row["lang"], Counter()).update({_key(w) for w in _folded(row["text"]).split()})
+            texts[row["lang"]] += 1
+    return keys, texts
 
 
 def write_lexicon() -> dict[str, list[str]]:
@@ -1091,8 +1098,7 @@ def write_lexicon() -> dict[str, list[str]]:
     substrings by concept, the words that collide with English or with another language
     left out. Returns what was left out and why."""
     english = _english_keys()
-    by_language = _keys_by_language()
-    texts = {code: sum(1 for r in translations() if r["lang"] == code and half(r["text"]) == 0) for code in by_language}
+    by_language, texts = _keys_by_language()
     langs = load_langs()
     own: dict[str, dict[str, int]] = {}  # per language, the concept bits of each key of its lexicon
     for code, lang in langs.items():
@@ -1100,12 +1106,12 @@ def write_lexicon() -> dict[str, list[str]]:
             if concept in CONCEPTS:
                 for entry in entries:
                     w = _folded(entry)
-                    key = w[:_STEM] if len(w) >= _STEM else w
+                    key = _key(w)
                     own.setdefault(code, {})[key] = own.get(code, {}).get(key, 0) | 1 << CONCEPTS.index(concept)
     first = {}
     for bit, words in enumerate(_LEXICON.values()):
         for w in words.split():
-            key = w[:_STEM] if len(w) >= _STEM else w
+            key = _key(w)
             first[key] = first.get(key, 0) | 1 << bit
     words: dict[str, set[str]] = {c: set() for c in CONCEPTS}
     subs: dict[str, set[str]] = {c: set() for c in CONCEPTS}
@@ -1120,12 +1126,12 @@ def write_lexicon() -> dict[str, list[str]]:
                 if not w:
                     continue
                 if code in SUBSTRING_LANGS or " " in w:
-                    if any(ord(ch) >= _SUBSTRING_FROM for ch in w):
+                    if any(ord(ch) >= _WIDE for ch in w):
                         subs[concept].add(w)
                     else:
                         dropped.setdefault("a substring without a letter past Latin-1", []).append(f"{code}:{entry}")
                     continue
-                key = w[:_STEM] if len(w) >= _STEM else w
+                key = _key(w)
                 bit = 1 << CONCEPTS.index(concept)
                 if english[key] >= COLLISION and not first.get(key, 0) & bit:
                     dropped.setdefault("collides with English", []).append(f"{code}:{entry} ({key}: {english[key]})")

@@ -84,7 +84,8 @@ _TABLE = 1 << _BITS
 #: Czech, Turkish ...) in the second, so that what the other scripts teach never moves a
 #: weight that English text reads (English documentation fills nearly all of one table)
 DIM = 2 * _TABLE
-#: the first code point whose n-grams go to the second table
+#: the first code point whose n-grams go to the second table (and every substring of the
+#: lexicon holds a letter from it on: only sentences with one are searched for them)
 _WIDE = 0x100
 _WIDE_SHIFT = np.uint64(_BITS)
 #: the character n-gram lengths
@@ -422,6 +423,12 @@ def _lookup(
     return np.where(keys[i] == x, bits[i], np.uint32(0)).astype(np.uint32)
 
 
+def _word_key(word: str) -> int:
+    """``word`` hashed as :func:`_word_hashes` hashes a word of a text."""
+    cp = _codes(_raw(word))
+    return int(np.sum((cp + np.uint64(1)) * _POW[: cp.size], dtype=np.uint64))
+
+
 @lru_cache(maxsize=1)
 def _lexicon() -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint32], npt.NDArray[np.uint64], npt.NDArray[np.uint32]]:
     """The lexicon hashed as :func:`_words` hashes words: whole words, and stems."""
@@ -430,8 +437,7 @@ def _lexicon() -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint32], npt.NDAr
     other = _other_languages()[0]
     for bit, (concept, words) in enumerate(_LEXICON.items()):
         for w in [*words.split(), *other.get(concept, ())]:
-            cp = _codes(_raw(w[:_STEM]))
-            h = int(np.sum((cp + np.uint64(1)) * _POW[: cp.size], dtype=np.uint64))
+            h = _word_key(w[:_STEM])
             table = stem if len(w) >= _STEM else exact
             table[h] = table.get(h, 0) | (1 << bit)
     ek, sk = sorted(exact), sorted(stem)
@@ -468,9 +474,6 @@ def _concepts(
 #: the characters from a sentence's start within which a substring counts as one of its
 #: first words (a script without spaces has no words to count)
 _LEAD_CHARS = 8
-#: every substring of the lexicon holds a letter from this code point on (Latin-1's
-#: letters lie below it), so a sentence without one holds none of them
-_SUBSTRING_FROM = 0x100
 
 
 @lru_cache(maxsize=1)
@@ -496,7 +499,7 @@ def _substring_concepts(
     holds, and those within its first :data:`_LEAD_CHARS` characters as lead bits. Only
     the sentences with a letter past Latin-1 are searched: English text costs one
     comparison per character."""
-    wide = np.flatnonzero(codes >= _SUBSTRING_FROM)
+    wide = np.flatnonzero(codes >= _WIDE)  # every substring of the lexicon holds such a letter
     if wide.size == 0:
         return
     pattern, bits = _substring_index()
@@ -738,7 +741,8 @@ class LinearModel:
         shifted = [(offsets[t] + s, offsets[t] + e, c) for t, spans in enumerate(rule_spans or ()) for s, e, c in spans]
         first, single, pair, words, rules, other = self._logits(big, shifted, offsets)
         # the logit each sentence is flagged from: the threshold's, or in another language the other's
-        cut = np.full(first.size, float(np.log(self.threshold / (1.0 - self.threshold))))
+        english = float(np.log(self.threshold / (1.0 - self.threshold)))
+        cut = np.full(first.size, english)
         if self.other_threshold is not None:
             cut[other] = float(np.log(self.other_threshold / (1.0 - self.other_threshold)))
         hit = single >= cut
@@ -749,7 +753,6 @@ class LinearModel:
         if LEAD_WORDS:
             rows.update(_leads(big, first=first, pair=pair, flagged=hit | (rules > 0), words=words, cut=pair_cut))
         if self.other_threshold is not None and (hit & other).any():
-            english = float(np.log(self.threshold / (1.0 - self.threshold)))
             rows.update(_neighbours(big, first=first, reach=other & (single >= english), flagged=hit & other))
         out: list[list[tuple[int, int, str]]] = [[] for _ in texts]
         ends = [*first[1:].tolist(), len(big)]
@@ -801,11 +804,7 @@ def _sentence_words(
 @lru_cache(maxsize=1)
 def _english_keys() -> npt.NDArray[np.uint64]:
     """The function words of :data:`_ENGLISH` hashed as :func:`_word_hashes` hashes words."""
-    keys = []
-    for w in _ENGLISH.split():
-        cp = _codes(_raw(w))
-        keys.append(int(np.sum((cp + np.uint64(1)) * _POW[: cp.size], dtype=np.uint64)))
-    return np.array(sorted(keys), dtype=np.uint64)
+    return np.array(sorted(_word_key(w) for w in _ENGLISH.split()), dtype=np.uint64)
 
 
 def _other_language(
