@@ -24,11 +24,15 @@ False flags of the final model (chunks flagged by the rules or the model): every
 of every dev corpus (``--corpus`` adds one, e.g. a corpus kept outside the project) and
 the READMEs of the installed distributions.
 
-``--langs``: the same with a group of languages left out (every payload and benign text of
-it; the lexicon keeps their words), judged on their payloads and on the held-out half of
-their translated messages.
+Two stages: the first fits everything on the first data (English and six languages); the
+second fits only the second table (n-grams with a letter past Latin-1) on all of it, the
+rest held, then the threshold for other languages on held-out chunks of real text
+(``--base``: the first stage read from a model file, e.g. the shipped one). ``--langs``:
+the second stage with a group of languages left out (every payload, benign and real text
+of it; the lexicon keeps their words), judged on their payloads and on chunks of their
+held-out real text.
 
-    python benchmarks/injection_train.py [--write] [--shapes] [--langs] [--corpus PATH ...]
+    python benchmarks/injection_train.py [--write] [--shapes] [--langs] [--base PATH] [--corpus PATH ...]
 
 ``--write`` saves the final model to ``ctxassembly/data/injection_model.npz``.
 """
@@ -52,7 +56,7 @@ from sklearn.linear_model import LogisticRegression
 
 from ctxassembly.jsonl import read_jsonl
 from ctxassembly.text.injection import find_injections
-from ctxassembly.text.injection_model import DIM, TARGET_FALSE_FLAGS, LinearModel, featurize, text_signals
+from ctxassembly.text.injection_model import DIM, TARGET_FALSE_FLAGS, LinearModel, featurize, other_rows, text_signals
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "ctxassembly" / "data" / "injection_model.npz"
@@ -135,18 +139,15 @@ def pseudo_chunks(rows: list[dict[str, str]]) -> list[str]:
 def choose_other_threshold(model: LinearModel, chunks: list[str], target: float) -> float:
     """The lowest threshold, not below the English one, at which at most ``target`` of the
     chunks of real text in the other languages have a sentence read as another language
-    (:func:`~ctxassembly.text.injection_model.LinearModel.other_rows`) flagged: the
-    English rule, on text of the languages the second table reads."""
+    (:func:`~ctxassembly.text.injection_model.other_rows`) flagged: the English rule, on
+    text of the languages the second table reads."""
     best = []
-    probe = replace(model, other_threshold=0.5)
     for chunk in chunks:
-        first, other = probe.other_rows(chunk)
+        first, other = other_rows(chunk)
         ends = [*first[1:].tolist(), len(chunk)]
         sentences = [chunk[s:e] for s, e, o in zip(first.tolist(), ends, other.tolist(), strict=True) if o]
         best.append(float(model.probabilities(sentences).max()) if sentences else 0.0)
-    ranked = np.sort(np.array(best))[::-1]
-    allowed = int(target * len(ranked))
-    return max(model.threshold, float(ranked[allowed]) + 1e-6 if allowed < len(ranked) else 0.0)
+    return max(model.threshold, _lowest_cut(np.array(best), target))
 
 
 def second_stage(
@@ -187,10 +188,15 @@ def choose_threshold(
     cut = 0.05
     for limit, sets in ((target, corpora), (BAR, whole or {})):
         for texts in sets.values():
-            p = np.sort(model.probabilities(texts))[::-1]
-            allowed = int(limit * len(texts))
-            cut = max(cut, float(p[allowed]) + 1e-6 if allowed < len(p) else cut)
+            cut = max(cut, _lowest_cut(model.probabilities(texts), limit))
     return min(cut, 0.999)
+
+
+def _lowest_cut(scores: np.ndarray, limit: float) -> float:
+    """The lowest threshold that flags at most ``limit`` of ``scores`` (0 when that allows all)."""
+    ranked = np.sort(scores)[::-1]
+    allowed = int(limit * len(ranked))
+    return float(ranked[allowed]) + 1e-6 if allowed < len(ranked) else 0.0
 
 
 _MARKUP = ("html_comment", "md_comment", "alt_text", "link_title", "hidden_html", "code_comment", "rst_comment")

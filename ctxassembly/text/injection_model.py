@@ -71,6 +71,7 @@ __all__ = [
     "builtin",
     "featurize",
     "lexicon_stems",
+    "other_rows",
     "sentence_bounds",
     "text_signals",
     "union_spans",
@@ -618,14 +619,6 @@ class LinearModel:
             **({} if self.other_threshold is None else {"other_threshold": np.float32(self.other_threshold)}),
         )
 
-    def other_rows(self, text: str) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
-        """``(starts, other)``: where each sentence of ``text`` starts, and whether it reads
-        as another language than English (:data:`OTHER_SHARE`)."""
-        raw = _raw(text)
-        first = np.flatnonzero(_starts(raw))
-        codes = _codes(raw)
-        return first, _other_language(codes, first, _word_hashes(codes), _sentence_words(raw, codes, first))
-
     def _logits(
         self, text: str, rule_spans: Sequence[tuple[int, int, str]], breaks: Sequence[int] = ()
     ) -> tuple[
@@ -805,6 +798,16 @@ def _sentence_words(
 def _english_keys() -> npt.NDArray[np.uint64]:
     """The function words of :data:`_ENGLISH` hashed as :func:`_word_hashes` hashes words."""
     return np.array(sorted(_word_key(w) for w in _ENGLISH.split()), dtype=np.uint64)
+
+
+def other_rows(text: str) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
+    """``(starts, other)``: where each sentence of ``text`` starts, and whether it reads as
+    another language than English (:data:`OTHER_SHARE`), as a model with an
+    ``other_threshold`` reads it."""
+    raw = _raw(text)
+    first = np.flatnonzero(_starts(raw))
+    codes = _codes(raw)
+    return first, _other_language(codes, first, _word_hashes(codes), _sentence_words(raw, codes, first))
 
 
 def _other_language(
