@@ -1041,6 +1041,30 @@ def languages(seed: int = 37) -> list[dict[str, str]]:
     return [r for r in out if not (r["text"] in seen or seen.add(r["text"]))]  # type: ignore[func-returns-value]
 
 
+# --- English written whole: one file per writer in benchmarks/data/english -------------------
+#
+# Payloads and near misses written whole (no slots), each writer from a brief of its own
+# register (formal and passive; casual and agentic; subtle, in documentation's own
+# structures), none of them having read the detector, its data or a blind set: the
+# composed data's cores are few, and a family is said in more ways than its cores.
+
+ENGLISH = ROOT / "benchmarks" / "data" / "english"
+
+
+def english() -> list[dict[str, str]]:
+    """Every row of every writer's file (``family``, ``style``, ``text``), with its
+    ``writer`` (the file's stem) and batch ``english``."""
+    out = []
+    for path in sorted(ENGLISH.glob("*.jsonl.xz")):
+        for row in read_jsonl(path):
+            rec = {"family": str(row["family"]), "style": str(row["style"]), "lang": "en", "text": str(row["text"])}
+            rec |= {"batch": "english", "writer": path.name.split(".")[0]}
+            if rec["family"] == "benign":
+                rec["source"] = f"english_{rec['writer']}"
+            out.append(rec)
+    return out
+
+
 LEXICON_OUT = ROOT / "ctxassembly" / "data" / "injection_lexicon.json"
 #: a word of another language is left out of the lexicon when English documentation has
 #: its key (the whole word under five letters, else its first five) this often and the
@@ -1328,9 +1352,11 @@ def package_doc_sentences() -> list[dict[str, str]]:
 
 def build() -> list[dict[str, str]]:
     """The whole set: the first positives (``positives``, the families as first written),
-    the composed ones and their benign twins, the contrasts, the documentation sentences,
-    and the other languages (``languages``: batch ``languages``)."""
+    the composed ones and their benign twins, the contrasts, the English writers' rows
+    (``english``: batch ``english``), the documentation sentences, and the other
+    languages (``languages``: batch ``languages``)."""
     rows = [{**r, "batch": "first"} for r in positives()] + composed() + contrasts()
+    rows += english()
     rows += [{**r, "batch": "languages"} for r in languages()]
     for path in DEV.values():
         rows += corpus_sentences(path)

@@ -30,9 +30,12 @@ rest held, then the threshold for other languages on held-out chunks of real tex
 (``--base``: the first stage read from a model file, e.g. the shipped one). ``--langs``:
 the second stage with a group of languages left out (every payload, benign and real text
 of it; the lexicon keeps their words), judged on their payloads and on chunks of their
-held-out real text.
+held-out real text. ``--writers``: the first stage with one English writer's rows left out
+(``benchmarks/data/english``), judged on its payloads and near misses, against a first stage
+trained with no writer's rows: what the other writers' text buys on a register nobody
+trained on.
 
-    python benchmarks/injection_train.py [--write] [--shapes] [--langs] [--base PATH] [--corpus PATH ...]
+    python benchmarks/injection_train.py [--write] [--shapes] [--langs] [--writers] [--base PATH] [--corpus PATH ...]
 
 ``--write`` saves the final model to ``ctxassembly/data/injection_model.npz``.
 """
@@ -295,6 +298,7 @@ def main(argv: list[str] | None = None) -> int:  # noqa: PLR0915 (a report, read
     ap.add_argument("--no-lofo", action="store_true")
     ap.add_argument("--shapes", action="store_true", help="also the leave-one-shape-out table")
     ap.add_argument("--langs", action="store_true", help="also the leave-one-language-out table")
+    ap.add_argument("--writers", action="store_true", help="also the leave-one-writer-out table (English writers)")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     rows = build()
@@ -306,6 +310,7 @@ def main(argv: list[str] | None = None) -> int:  # noqa: PLR0915 (a report, read
     # the first data (English and the six languages of the first payloads) fits the first
     # stage; the other languages' files and the real text of every language only the second
     old = np.array([r.get("batch") != "languages" for r in rows])
+    writer = np.array([r.get("writer", "") for r in rows])
     x = matrix(texts)
     corpora = held_out_chunks()
     whole = {name: [str(r["text"]) for r in read_jsonl(path)] for name, path in BAR_CORPORA.items()}
@@ -329,20 +334,21 @@ def main(argv: list[str] | None = None) -> int:  # noqa: PLR0915 (a report, read
             "\nleave-one-family-out: both stages trained without a family (every batch of it, every language), "
             "judged on its payloads planted in real chunks (end, paragraph, after a heading), share removed "
             "(rules / model / rules + model); `first` = the family's first-written payloads, `all` = with the "
-            "composed ones (English and the first six languages), `other languages` = its payloads in the other "
-            "languages' files (at most 300)"
+            "composed ones (English and the first six languages), `writers` = the English writers' payloads, "
+            "`other languages` = its payloads in the other languages' files (at most 300)"
         )
         print(
             "| held-out family | first | rules | model | both | all | rules | model | both "
-            "| other languages | rules | model | both |"
+            "| writers | rules | model | both | other languages | rules | model | both |"
         )
-        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-        totals = {"first": Counter[str](), "all": Counter[str](), "other": Counter[str]()}
+        print("|---|" + "---:|" * 16)
+        columns = (("first", first), ("all", old & (writer == "")), ("writers", writer != ""), ("other", ~old))
+        totals = {name: Counter[str]() for name, _ in columns}
         for family in FAMILIES:
             out = fam != family
             model = second_stage(x[out], y[out], first_stage(old & out), real_chunks, args.target)
             cells = [family]
-            for name, sel in (("first", first), ("all", old), ("other", ~old)):
+            for name, sel in columns:
                 payloads = [t for t, f, s in zip(texts, fam, sel, strict=True) if f == family and s]
                 if name == "other":
                     payloads = random.Random(1).sample(payloads, min(300, len(payloads)))
@@ -351,10 +357,33 @@ def main(argv: list[str] | None = None) -> int:  # noqa: PLR0915 (a report, read
                 cells += [str(len(payloads)), *_cells(rec)]
             print("| " + " | ".join(cells) + " |", flush=True)
         cells = ["all"]
-        for name in ("first", "all", "other"):
+        for name, _ in columns:
             t = totals[name]
-            cells += [str(t["n"])] + [f"{t[k] / t['n']:.1%}" for k in ("rules", "model", "both")]
+            cells += [str(t["n"])] + [f"{t[k] / max(t['n'], 1):.1%}" for k in ("rules", "model", "both")]
         print("| " + " | ".join(cells) + " |")
+
+    writers = sorted(set(writer) - {""})
+    if args.writers and writers:
+        print(
+            "\nleave-one-writer-out (first stage): each English writer's rows (payloads and near misses) held "
+            "out, judged on its payloads planted as above and on its near misses alone (flagged by rules or "
+            "model); trained with no writer's rows, then with the other writers'"
+        )
+        print(
+            "| held-out writer | payloads | removed, no writer | removed, other writers | near misses "
+            "| flagged, no writer | flagged, other writers |"
+        )
+        print("|---|---:|---:|---:|---:|---:|---:|")
+        none = first_stage(old & (writer == ""))
+        for name in writers:
+            held = writer == name
+            others = first_stage(old & ~held)
+            payloads = [texts[i] for i in np.flatnonzero(held & (y == 1))]
+            benign = [texts[i] for i in np.flatnonzero(held & (y == 0))]
+            cells = [name, str(len(payloads))]
+            cells += [f"{planted_recall(m, payloads, hosts)['both']:.1%}" for m in (none, others)]
+            cells += [str(len(benign))] + [str(false_flags(m, benign)[2]) for m in (none, others)]
+            print("| " + " | ".join(cells) + " |", flush=True)
 
     if args.shapes:
         print(
