@@ -66,8 +66,10 @@ OUT = ROOT / "ctxassembly" / "data" / "injection_model.npz"
 REDTEAM = ROOT / "tests" / "data" / "redteam.jsonl"
 BENIGN = ROOT / "tests" / "data" / "benign.jsonl"
 # inverse regularisation: 4 overfitted the positives fillers ("task", "version 2.0"): 0.9% false
-# flags on a corpus kept out of training; 1 keeps it at 0.15%
-C = 1.0
+# flags on a corpus kept out of training; 1 kept it at 0.15%. With the English writers' rows,
+# leave one writer out (the other five trained on), payloads removed / their near misses
+# flagged: C 1 44.6% / 58, 0.5 47.4% / 66, 0.35 46.0% / 73, 0.25 41.8% / 66 (of 1,860)
+C = 0.5
 
 
 def matrix(texts: list[str]) -> sparse.csr_matrix:
@@ -88,10 +90,10 @@ def matrix(texts: list[str]) -> sparse.csr_matrix:
     return sparse.hstack([grams, sparse.csr_matrix(sig)], format="csr")
 
 
-def fit(x: sparse.csr_matrix, y: np.ndarray) -> LinearModel:
+def fit(x: sparse.csr_matrix, y: np.ndarray, weight: np.ndarray | None = None) -> LinearModel:
     pos = max(int(y.sum()), 1)
     clf = LogisticRegression(C=C, class_weight={0: 1.0, 1: (len(y) - pos) / pos / 4}, max_iter=2000, solver="liblinear")
-    clf.fit(x, y)
+    clf.fit(x, y, sample_weight=weight)
     coef = clf.coef_[0]
     return LinearModel(
         coef[:DIM].astype(np.float16).astype(np.float32),
@@ -283,6 +285,7 @@ def _cells(rec: dict[str, float]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:  # noqa: PLR0915 (a report, read top to bottom)
+    global C  # noqa: PLW0603 (one run, one regularisation)
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--write", action="store_true")
     ap.add_argument(
@@ -298,8 +301,11 @@ def main(argv: list[str] | None = None) -> int:  # noqa: PLR0915 (a report, read
     ap.add_argument("--no-lofo", action="store_true")
     ap.add_argument("--shapes", action="store_true", help="also the leave-one-shape-out table")
     ap.add_argument("--langs", action="store_true", help="also the leave-one-language-out table")
+    ap.add_argument("--writer-weight", type=float, default=1.0, help="weight of the English writers' rows")
+    ap.add_argument("--C", type=float, default=C, help="inverse regularisation of the first stage")
     ap.add_argument("--writers", action="store_true", help="also the leave-one-writer-out table (English writers)")
     args = ap.parse_args(argv)
+    C = args.C
     t0 = time.perf_counter()
     rows = build()
     texts = [r["text"] for r in rows]
@@ -325,8 +331,10 @@ def main(argv: list[str] | None = None) -> int:  # noqa: PLR0915 (a report, read
         f"{len(real_chunks)} chunks of {CHUNK_TEXTS}"
     )
 
+    row_weight = np.where(writer != "", args.writer_weight, 1.0)
+
     def first_stage(train: np.ndarray) -> LinearModel:
-        model = fit(x[train], y[train])
+        model = fit(x[train], y[train], row_weight[train])
         return replace(model, threshold=choose_threshold(model, corpora, args.target, whole))
 
     if not args.no_lofo:
