@@ -303,11 +303,18 @@ def main(argv: list[str] | None = None) -> int:  # noqa: PLR0915 (a report, read
     ap.add_argument("--langs", action="store_true", help="also the leave-one-language-out table")
     ap.add_argument("--writer-weight", type=float, default=1.0, help="weight of the English writers' rows")
     ap.add_argument("--C", type=float, default=C, help="inverse regularisation of the first stage")
+    ap.add_argument(
+        "--writer-rows", choices=("all", "payloads", "benign"), default="all", help="which English writers' rows"
+    )
     ap.add_argument("--writers", action="store_true", help="also the leave-one-writer-out table (English writers)")
     args = ap.parse_args(argv)
     C = args.C
     t0 = time.perf_counter()
     rows = build()
+    if args.writer_rows == "payloads":
+        rows = [r for r in rows if not (r.get("writer") and r["family"] == "benign")]
+    elif args.writer_rows == "benign":
+        rows = [r for r in rows if not (r.get("writer") and r["family"] != "benign")]
     texts = [r["text"] for r in rows]
     y = np.array([r["family"] != "benign" for r in rows], dtype=np.int64)
     fam = np.array([r["family"] for r in rows])
