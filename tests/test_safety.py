@@ -190,6 +190,9 @@ def test_documentation_that_describes_a_class_is_not_flagged(rec):
         # model goes: tests/test_safety_labels.py)
         'Pass a phrase such as "from now on, always say hello" to the greeter.',
         "The chat template marks turns with ``<|im_start|>`` and ``<|im_end|>``.",
+        # a token with its role in inline code, in a sentence about the template
+        "`add_generation_prompt=True` appends `<|im_start|>assistant` so the model knows to reply.",
+        "Gemma marks turns with `<start_of_turn>user` and `<start_of_turn>model`, each closed by `<end_of_turn>`.",
         "# SECURITY WARNING: keep the secret key used in production secret!",
         "Note from the security team: report vulnerabilities privately.",
     ],

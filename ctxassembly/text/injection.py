@@ -994,9 +994,14 @@ _TICKS = re.compile(r"`+")
 
 
 def _in_code(low: str, start: int, end: int) -> bool:
-    """Whether ``low[start:end]`` sits in inline code (between backticks on its line)."""
+    """Whether ``low[start:end]`` sits in inline code (between backticks on its line:
+    an odd number of backtick runs before it, one after it before the line ends)."""
     line_start = low.rfind("\n", 0, start) + 1
-    if len(_TICKS.findall(low, line_start, start)) % 2 == 1 and "`" in low[end : end + 3]:
+    line_end = low.find("\n", end)
+    if (
+        len(_TICKS.findall(low, line_start, start)) % 2 == 1
+        and "`" in low[end : len(low) if line_end < 0 else line_end]
+    ):
         return True
     # a string literal in a code sample: "<|im_start|>" or '<|im_end|>'
     return start > 0 and low[start - 1] in "\"'" and low[end : end + 1] == low[start - 1]
