@@ -193,6 +193,9 @@ def test_documentation_that_describes_a_class_is_not_flagged(rec):
         # a token with its role in inline code, in a sentence about the template
         "`add_generation_prompt=True` appends `<|im_start|>assistant` so the model knows to reply.",
         "Gemma marks turns with `<start_of_turn>user` and `<start_of_turn>model`, each closed by `<end_of_turn>`.",
+        # a status code is what a server answers with
+        "Respond with 204 when the task was already acknowledged; clients retry on 5xx only.",
+        "Always answer 200 to health checks, even while draining, or the load balancer restarts the pod.",
         "# SECURITY WARNING: keep the secret key used in production secret!",
         "Note from the security team: report vulnerabilities privately.",
     ],

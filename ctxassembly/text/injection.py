@@ -181,6 +181,9 @@ _MODEL_PAIRS = (
 _MODEL_GATE = _Gate(_Gate.of(_MODEL_NEEDLES).words, _Gate.of(_MODEL_NEEDLES).phrases, _MODEL_PAIRS)
 # the model nouns as words: the precise (and dearer) second gate of the addressed rules
 _COMM = r"(?:answer|reply|respond|say|state|tell|claim|assert|recommend|insist|mention|output)"
+#: not an HTTP status code: "respond with 204", "always answer 200 to health checks" is
+#: what a server does
+_NO_STATUS = r"(?!\s+(?:with\s+)?(?:an?\s+|the\s+)?(?:http\s+)?(?:status\s+)?(?:code\s+)?[1-5]\d\d\b(?!\s+(?:is|are|was|means)\b))"
 _COMM_NEEDLES = _w("answer reply respond say tell state claim assert recommend insist mention output")
 _SPEAK = r"(?:answer|reply|respond|say|state|tell|claim|assert|recommend|insist|mention)"
 _SPEAK_NEEDLES = _w("answer reply respond say tell state claim assert recommend insist mention")
@@ -627,7 +630,7 @@ _RULES += [
     _rule(
         "answer_forcing",
         # not "output": in software docs "just output a diff" is what a program does
-        rf"\b(?:always|only|just)\s+(?:ever\s+)?{_SPEAK}\b",
+        rf"\b(?:always|only|just)\s+(?:ever\s+)?{_SPEAK}\b{_NO_STATUS}",
         _w("always only just"),
         _SPEAK_NEEDLES,
         lead=True,
@@ -636,7 +639,9 @@ _RULES += [
     _rule(
         "answer_forcing",
         r"\b(?:answer|reply|respond|state|claim|insist)\s+(?:only\s+|always\s+|simply\s+)?"
-        r"(?:that|with|by\s+saying|the\s+following)\b[^.!?\n]{0,120}?(?:\b(?:is|are|was|were|must|should|will|has|have|"
+        r"(?:that|with|by\s+saying|the\s+following)\b"
+        + _NO_STATUS
+        + r"[^.!?\n]{0,120}?(?:\b(?:is|are|was|were|must|should|will|has|have|"
         r"does|do|can|cannot|never|always|no\s+longer|only)\b|\d|[\"“'`])",
         _w("answer reply respond state claim insist"),
         _w("that with saying following"),
