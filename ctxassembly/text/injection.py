@@ -183,7 +183,10 @@ _MODEL_GATE = _Gate(_Gate.of(_MODEL_NEEDLES).words, _Gate.of(_MODEL_NEEDLES).phr
 _COMM = r"(?:answer|reply|respond|say|state|tell|claim|assert|recommend|insist|mention|output)"
 #: not an HTTP status code: "respond with 204", "always answer 200 to health checks" is
 #: what a server does
-_NO_STATUS = r"(?!\s+(?:with\s+)?(?:an?\s+|the\s+)?(?:http\s+)?(?:status\s+)?(?:code\s+)?[1-5]\d\d\b(?!\s+(?:is|are|was|means)\b))"
+_NO_STATUS = (
+    r"(?!\s+(?:with\s+)?(?:an?\s+|the\s+)?(?:http\s+)?(?:status\s+)?(?:code\s+)?[1-5]\d\d\b"
+    r"(?!\s+(?:is|are|was|means)\b))"
+)
 _COMM_NEEDLES = _w("answer reply respond say tell state claim assert recommend insist mention output")
 _SPEAK = r"(?:answer|reply|respond|say|state|tell|claim|assert|recommend|insist|mention)"
 _SPEAK_NEEDLES = _w("answer reply respond say tell state claim assert recommend insist mention")
