@@ -1053,14 +1053,16 @@ ENGLISH = ROOT / "benchmarks" / "data" / "english"
 
 def english() -> list[dict[str, str]]:
     """Every row of every writer's file (``family``, ``style``, ``text``), with its
-    ``writer`` (the file's stem) and batch ``english``."""
+    ``writer`` (the file's name up to its first dot) and batch ``english``; a near miss
+    also with its ``source``."""
     out = []
     for path in sorted(ENGLISH.glob("*.jsonl.xz")):
+        writer = path.name.split(".")[0]
         for row in read_jsonl(path):
-            rec = {"family": str(row["family"]), "style": str(row["style"]), "lang": "en", "text": str(row["text"])}
-            rec |= {"batch": "english", "writer": path.name.split(".")[0]}
+            rec = {k: str(row[k]) for k in ("family", "style", "text")} | {"lang": "en", "batch": "english"}
+            rec["writer"] = writer
             if rec["family"] == "benign":
-                rec["source"] = f"english_{rec['writer']}"
+                rec["source"] = f"english_{writer}"
             out.append(rec)
     return out
 

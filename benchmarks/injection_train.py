@@ -311,10 +311,9 @@ def main(argv: list[str] | None = None) -> int:  # noqa: PLR0915 (a report, read
     C = args.C
     t0 = time.perf_counter()
     rows = build()
-    if args.writer_rows == "payloads":
-        rows = [r for r in rows if not (r.get("writer") and r["family"] == "benign")]
-    elif args.writer_rows == "benign":
-        rows = [r for r in rows if not (r.get("writer") and r["family"] != "benign")]
+    if args.writer_rows != "all":  # keep every row but the writers' of the other kind
+        benign = args.writer_rows == "benign"
+        rows = [r for r in rows if not r.get("writer") or (r["family"] == "benign") == benign]
     texts = [r["text"] for r in rows]
     y = np.array([r["family"] != "benign" for r in rows], dtype=np.int64)
     fam = np.array([r["family"] for r in rows])

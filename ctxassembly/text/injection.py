@@ -181,15 +181,15 @@ _MODEL_PAIRS = (
 _MODEL_GATE = _Gate(_Gate.of(_MODEL_NEEDLES).words, _Gate.of(_MODEL_NEEDLES).phrases, _MODEL_PAIRS)
 # the model nouns as words: the precise (and dearer) second gate of the addressed rules
 _COMM = r"(?:answer|reply|respond|say|state|tell|claim|assert|recommend|insist|mention|output)"
+_COMM_NEEDLES = _w("answer reply respond say tell state claim assert recommend insist mention output")
+_SPEAK = r"(?:answer|reply|respond|say|state|tell|claim|assert|recommend|insist|mention)"
+_SPEAK_NEEDLES = _w("answer reply respond say tell state claim assert recommend insist mention")
 #: not an HTTP status code: "respond with 204", "always answer 200 to health checks" is
 #: what a server does
 _NO_STATUS = (
     r"(?!\s+(?:with\s+)?(?:an?\s+|the\s+)?(?:http\s+)?(?:status\s+)?(?:code\s+)?[1-5]\d\d\b"
     r"(?!\s+(?:is|are|was|means)\b))"
 )
-_COMM_NEEDLES = _w("answer reply respond say tell state claim assert recommend insist mention output")
-_SPEAK = r"(?:answer|reply|respond|say|state|tell|claim|assert|recommend|insist|mention)"
-_SPEAK_NEEDLES = _w("answer reply respond say tell state claim assert recommend insist mention")
 
 # words after which a verb starts a clause (an imperative), besides punctuation
 _LEAD_WORDS = frozenset(
@@ -1006,10 +1006,9 @@ def _in_code(low: str, start: int, end: int) -> bool:
     an odd number of backtick runs before it, one after it before the line ends)."""
     line_start = low.rfind("\n", 0, start) + 1
     line_end = low.find("\n", end)
-    if (
-        len(_TICKS.findall(low, line_start, start)) % 2 == 1
-        and "`" in low[end : len(low) if line_end < 0 else line_end]
-    ):
+    if line_end < 0:
+        line_end = len(low)
+    if len(_TICKS.findall(low, line_start, start)) % 2 == 1 and "`" in low[end:line_end]:
         return True
     # a string literal in a code sample: "<|im_start|>" or '<|im_end|>'
     return start > 0 and low[start - 1] in "\"'" and low[end : end + 1] == low[start - 1]
