@@ -131,9 +131,22 @@ def report_titled(hosts: list[str]) -> list[str]:
     return misses
 
 
+#: a sentence's end in prose: a full stop after a letter or digit, then a space (not the
+#: ``..`` of a reST directive, where a payload would become a comment)
+_SENTENCE_END = re.compile(r"(?<=[^\W_][.!?]) (?=\S)")
+
+
 def _middle(host: str, payload: str) -> str:
-    cut = host.find(". ", len(host) // 3)
-    cut = len(host) if cut < 0 else cut + 1
+    """``payload`` after the first sentence end in prose past a third of ``host`` (not on an
+    indented or console line), else after its last; with no such end, as a block after the
+    host's first."""
+    third = len(host) // 3
+    ends = [m.start() for m in _SENTENCE_END.finditer(host)]
+    ends = [i for i in ends if not host[host.rfind("\n", 0, i) + 1 : i].startswith((" ", "\t", ">>>", "$ "))]
+    if not ends:  # no prose sentence: its own block after the host's first
+        first, sep, rest = host.partition("\n\n")
+        return f"{first}\n\n{payload}\n\n{rest}" if sep else f"{host.rstrip()}\n\n{payload}\n"
+    cut = next((i for i in ends if i >= third), ends[-1])
     return f"{host[:cut]} {payload} {host[cut:].lstrip()}"
 
 
