@@ -66,3 +66,20 @@ def test_the_set_option_runs_a_small_set_file(tmp_path: Path, capsys: pytest.Cap
     assert "| placement | planted | removed | share |" in out
     assert "near misses:" in out
     assert "of 1 flagged" in out
+
+
+@pytest.mark.unit
+def test_the_middle_placement_lands_after_a_prose_sentence_never_in_a_directive_or_code() -> None:
+    mod = _blind2()
+    host = (
+        "A group calls a list of tasks in parallel. It returns a special result instance.\n\n"
+        ".. code-block:: pycon\n\n    >>> from celery import group\n    >>> g.get()\n    [10, 11]"
+    )
+    planted = mod.plant(host, "PLANTED.", "middle")
+    # before: the first ". " past a third was the ``..`` of the directive, and the planted
+    # text became a reST comment (".. PLANTED. code-block:: pycon"), which reads as hidden
+    assert "in parallel. PLANTED. It returns" in planted
+    assert ".. code-block:: pycon" in planted
+    only_code = "Intro\n\n    >>> x. y\n    [1. 2]"
+    planted = mod.plant(only_code, "PLANTED.", "middle")
+    assert planted == "Intro\n\nPLANTED.\n\n    >>> x. y\n    [1. 2]"
