@@ -7,8 +7,8 @@ rules' verdict on the text and the intent signals (word concepts: an act address
 model, the acts on the reader's context as one feature, an imperative on the reader's
 context, the ladder of how many concepts the text holds). A logistic regression
 (scikit-learn, a dev dependency: inference needs numpy only) learns the weights
-(``--nb``: over n-gram columns scaled by how much more often the positives hold them than
-the negatives, NBSVM; off, :data:`NB`).
+over n-gram columns scaled by how much more often the positives hold them than the
+negatives (:data:`NB`, NBSVM), the scale folded back into the weights.
 
 The threshold is the lowest probability at which the model flags at most ``--target``
 of the chunks of the held-out half of each dev corpus (chunks the negatives were not
@@ -61,7 +61,19 @@ from sklearn.linear_model import LogisticRegression
 
 from ctxassembly.jsonl import read_jsonl
 from ctxassembly.text.injection import find_injections
-from ctxassembly.text.injection_model import DIM, TARGET_FALSE_FLAGS, LinearModel, featurize, other_rows, text_signals
+from ctxassembly.text.injection_model import (
+    DIM,
+    TARGET_FALSE_FLAGS,
+    LinearModel,
+    _codes,
+    _other_language,
+    _raw,
+    _sentence_words,
+    _word_hashes,
+    featurize,
+    other_rows,
+    text_signals,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "ctxassembly" / "data" / "injection_model.npz"
@@ -95,10 +107,16 @@ def matrix(texts: list[str]) -> sparse.csr_matrix:
 #: Naive Bayes scaling of the n-gram columns (NBSVM, Wang and Manning 2012): each column is
 #: multiplied by ``1 - NB + NB * |r|`` before the fit (``r``: its log-count ratio, positives
 #: over negatives) and the weights by the same after, so the model stays linear in the same
-#: features. Off: at 0.5 leave one writer out rose 48.9 -> 52.8% and leave one family out
-#: 57.6 -> 63.8%, but leave one language out fell in 12 of 14 groups and two of the tests'
-#: canonical payloads (Japanese, Polish) fell under the threshold (benchmarks/README.md)
-NB = 0.0
+#: features. Leave one writer out, payloads removed / their near misses flagged (of 1,860):
+#: 0 48.9% / 55, 0.5 52.8% / 61, 1 53.3% / 59 (installed READMEs flagged 3 of 1,327 against
+#: 0 at 0.5). It shifts weight from the intent signals to English n-grams, so a sentence in
+#: another language reads the signals through weights of its own (:func:`fit_second`)
+NB = 0.5
+#: the other languages' threshold flags at most this share of ``--target`` of their real
+#: text's chunks: with signal weights of their own, their pairs and neighbours flag more
+#: than their single sentences (at the full target: 18 of 6,979 chunks, 0.26%; at half:
+#: 14, 0.20%; leave one language out, held-out real text 35 -> 24 of 5,201 chunks)
+OTHER_TARGET = 0.5
 
 
 def nb_scale(x: sparse.csr_matrix, y: np.ndarray, alpha: float = 1.0) -> np.ndarray:
@@ -125,12 +143,25 @@ def fit(x: sparse.csr_matrix, y: np.ndarray, weight: np.ndarray | None = None) -
     )
 
 
-def fit_second(x: sparse.csr_matrix, y: np.ndarray, base: LinearModel) -> LinearModel:
+def reads_other(text: str) -> bool:
+    """Whether ``text``, read as one sentence, reads as another language than English (the
+    sentences whose signals read the second stage's weights)."""
+    raw = _raw(text)
+    if raw.size == 0:
+        return False
+    codes = _codes(raw)
+    first = np.zeros(1, dtype=np.int64)
+    return bool(_other_language(codes, first, _word_hashes(codes), _sentence_words(raw, codes, first))[0])
+
+
+def fit_second(x: sparse.csr_matrix, y: np.ndarray, base: LinearModel, other: np.ndarray | None = None) -> LinearModel:
     """The second table (n-grams and words with a letter past Latin-1) fitted on ``x``,
     everything else of ``base`` held: the first table, the signal weights, the bias. The
-    same objective as :func:`fit` (L2, ``C``, the positives' weight), minimised by L-BFGS
-    over the second table's weights alone, so that what other scripts teach moves no
-    weight that English text reads."""
+    same objective as :func:`fit` (L2, ``C``, the positives' weight), minimised by L-BFGS,
+    so that what other scripts teach moves no weight that English text reads. With
+    ``other`` (the rows that read as another language, :func:`reads_other`), those rows
+    read the signals through weights of their own, fitted here too and shipped as the
+    model's ``other_signal_weights``."""
     half_dim = DIM // 2
     grams = x[:, :DIM].tocsr()
     second = grams[:, half_dim:].tocsr()
@@ -144,14 +175,26 @@ def fit_second(x: sparse.csr_matrix, y: np.ndarray, base: LinearModel) -> Linear
     start = start / scale
     second_t = second.T.tocsr()
 
-    def loss(w: np.ndarray) -> tuple[float, np.ndarray]:
-        margin = -sign * (fixed + second @ w)
-        grad = second_t @ (weight * -sign / (1.0 + np.exp(-margin)))
-        return C * float(weight @ np.logaddexp(0.0, margin)) + 0.5 * float(w @ w), C * grad + w
+    # a row in another language (read as one sentence) reads the signals through weights of
+    # its own, fitted here; an English row reads the first stage's
+    sig = x[:, DIM:].toarray()
+    own_weights = other is not None
+    other = other if other is not None else np.zeros(len(y), dtype=bool)
+    fixed = fixed - np.where(other, sig @ base.signal_weights, 0.0)
+    k = second.shape[1]
 
-    w = minimize(loss, start, jac=True, method="L-BFGS-B", options={"maxiter": 2000}).x * scale
-    weights = np.concatenate([base.weights[:half_dim], w.astype(np.float16).astype(np.float32)])
-    return LinearModel(weights, base.signal_weights, base.bias, base.threshold)
+    def loss(v: np.ndarray) -> tuple[float, np.ndarray]:
+        w, own = v[:k], v[k:]
+        margin = -sign * (fixed + second @ w + np.where(other, sig @ own, 0.0))
+        g = weight * -sign / (1.0 + np.exp(-margin))
+        grad = np.concatenate([second_t @ g, sig[other].T @ g[other]])
+        return C * float(weight @ np.logaddexp(0.0, margin)) + 0.5 * float(v @ v), C * grad + v
+
+    v0 = np.concatenate([start, base.signal_weights.astype(np.float64)])
+    v = minimize(loss, v0, jac=True, method="L-BFGS-B", options={"maxiter": 2000}).x
+    weights = np.concatenate([base.weights[:half_dim], (v[:k] * scale).astype(np.float16).astype(np.float32)])
+    own = v[k:].astype(np.float32) if own_weights else None
+    return LinearModel(weights, base.signal_weights, base.bias, base.threshold, other_signal_weights=own)
 
 
 #: real text of the other languages grouped as a retriever would see a translated page:
@@ -181,11 +224,17 @@ def choose_other_threshold(model: LinearModel, chunks: list[str], target: float)
 
 
 def second_stage(
-    x: sparse.csr_matrix, y: np.ndarray, base: LinearModel, chunks: list[str], target: float
+    x: sparse.csr_matrix,
+    y: np.ndarray,
+    base: LinearModel,
+    chunks: list[str],
+    target: float,
+    *,
+    other: np.ndarray | None = None,
 ) -> LinearModel:
     """:func:`fit_second`, then its threshold for other languages (``chunks``: real text)."""
-    model = fit_second(x, y, base)
-    return replace(model, other_threshold=choose_other_threshold(model, chunks, target))
+    model = fit_second(x, y, base, other)
+    return replace(model, other_threshold=choose_other_threshold(model, chunks, target * OTHER_TARGET))
 
 
 def held_out_chunks() -> dict[str, list[str]]:
@@ -351,6 +400,7 @@ def main(argv: list[str] | None = None) -> int:  # noqa: PLR0915 (a report, read
     old = np.array([r.get("batch") != "languages" for r in rows])
     writer = np.array([r.get("writer", "") for r in rows])
     x = matrix(texts)
+    reads = np.array([reads_other(t) for t in texts])
     corpora = held_out_chunks()
     whole = {name: [str(r["text"]) for r in read_jsonl(path)] for name, path in BAR_CORPORA.items()}
     hosts = [t for t in corpora["pytest"] if 300 <= len(t) <= 1500]
@@ -387,7 +437,7 @@ def main(argv: list[str] | None = None) -> int:  # noqa: PLR0915 (a report, read
         totals = {name: Counter[str]() for name, _ in columns}
         for family in FAMILIES:
             out = fam != family
-            model = second_stage(x[out], y[out], first_stage(old & out), real_chunks, args.target)
+            model = second_stage(x[out], y[out], first_stage(old & out), real_chunks, args.target, other=reads[out])
             cells = [family]
             for name, sel in columns:
                 payloads = [t for t, f, s in zip(texts, fam, sel, strict=True) if f == family and s]
@@ -457,7 +507,7 @@ def main(argv: list[str] | None = None) -> int:  # noqa: PLR0915 (a report, read
             if not held.any():
                 continue
             others = pseudo_chunks([r for r in real if r["lang"] not in codes])
-            model = second_stage(x[~held], y[~held], base, others, args.target)
+            model = second_stage(x[~held], y[~held], base, others, args.target, other=reads[~held])
             payloads = [texts[i] for i in np.flatnonzero(held & (y == 1))]
             payloads = random.Random(1).sample(payloads, min(300, len(payloads)))
             rec = planted_recall(model, payloads, hosts)
@@ -465,7 +515,7 @@ def main(argv: list[str] | None = None) -> int:  # noqa: PLR0915 (a report, read
             flagged = f"{both} ({both / max(n, 1):.2%})"
             print(f"| {group} | {len(payloads)} | " + " | ".join(_cells(rec)) + f" | {n} | {flagged} |", flush=True)
 
-    model = second_stage(x, y, base, real_chunks, args.target)
+    model = second_stage(x, y, base, real_chunks, args.target, other=reads)
     print(
         f"\nfinal model: threshold {model.threshold:.3f}, for other languages {model.other_threshold:.3f}"
         + (f" (first stage from {args.base})" if args.base else "")

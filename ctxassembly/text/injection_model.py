@@ -571,6 +571,9 @@ class LinearModel:
     threshold: float
     #: the threshold of a sentence in another language (:data:`OTHER_SHARE`); None: ``threshold``
     other_threshold: float | None = None
+    #: the signal weights of a sentence in another language (fitted with the second table);
+    #: None: ``signal_weights``
+    other_signal_weights: npt.NDArray[np.float32] | None = None
     # spans by (text, rule spans): retrieved chunks repeat across calls, as the rules' cache knows
     _cache: dict[tuple[str, tuple[tuple[int, int, str], ...]], tuple[tuple[int, int, str], ...]] = field(
         default_factory=dict, compare=False, repr=False
@@ -583,13 +586,27 @@ class LinearModel:
             raise ValueError(
                 f"signal_weights: expected {len(SIGNALS)} (one per signal), got {self.signal_weights.size}"
             )
+        if self.other_signal_weights is not None and self.other_signal_weights.shape != (len(SIGNALS),):
+            raise ValueError(
+                f"other_signal_weights: expected {len(SIGNALS)} (one per signal), got {self.other_signal_weights.size}"
+            )
 
     def __reduce__(self) -> tuple[object, tuple[object, ...]]:
         # the shipped model travels as a reference to itself (an assembler pickles small),
         # any other as its weights; the span cache never travels
         if self is builtin():
             return (builtin, ())
-        return (LinearModel, (self.weights, self.signal_weights, self.bias, self.threshold, self.other_threshold))
+        return (
+            LinearModel,
+            (
+                self.weights,
+                self.signal_weights,
+                self.bias,
+                self.threshold,
+                self.other_threshold,
+                self.other_signal_weights,
+            ),
+        )
 
     def clear(self) -> None:
         """Forget the spans found so far (the next call sees its texts for the first time)."""
@@ -607,17 +624,21 @@ class LinearModel:
                 float(z["bias"]),
                 float(z["threshold"]),
                 float(z["other_threshold"]) if "other_threshold" in z else None,
+                z["other_signal_weights"].astype(np.float32) if "other_signal_weights" in z else None,
             )
 
     def save(self, path: str | Path) -> None:
-        np.savez_compressed(
-            path,
-            weights=self.weights.astype(np.float16),
-            signal_weights=self.signal_weights.astype(np.float32),
-            bias=np.float32(self.bias),
-            threshold=np.float32(self.threshold),
-            **({} if self.other_threshold is None else {"other_threshold": np.float32(self.other_threshold)}),
-        )
+        arrays: dict[str, Any] = {
+            "weights": self.weights.astype(np.float16),
+            "signal_weights": self.signal_weights.astype(np.float32),
+            "bias": np.float32(self.bias),
+            "threshold": np.float32(self.threshold),
+        }
+        if self.other_threshold is not None:
+            arrays["other_threshold"] = np.float32(self.other_threshold)
+        if self.other_signal_weights is not None:
+            arrays["other_signal_weights"] = self.other_signal_weights.astype(np.float32)
+        np.savez_compressed(path, **arrays)
 
     def _logits(
         self, text: str, rule_spans: Sequence[tuple[int, int, str]], breaks: Sequence[int] = ()
@@ -656,23 +677,30 @@ class LinearModel:
         words = _sentence_words(raw, codes, first)
         rules = _rule_rows(first, np.cumsum(starts) - 1, rule_spans)
         held = _concepts(codes, first, hashes)
-        sig = _signal_rows(rules, held) @ self.signal_weights
+        own = self.other_signal_weights
+        other = (
+            _other_language(codes, first, hashes, words)
+            if self.other_threshold is not None or own is not None
+            else np.zeros(first.size, dtype=bool)
+        )  # a sentence in another language reads its own signal weights
+        rows = _signal_rows(rules, held)
+        sig = rows @ self.signal_weights
+        if own is not None and other.any():
+            sig = np.where(other, rows @ own, sig)
         single = self.bias + t / np.sqrt(np.maximum(n, 1)) + sig
         single[words < MIN_WORDS] = -np.inf
         pair = np.full(first.size, -np.inf)
         if first.size > 1:
             pair[:-1] = self.bias + (t[:-1] + t[1:]) / np.sqrt(np.maximum(n[:-1] + n[1:], 1))
             both = _signal_rows(np.maximum(rules[:-1], rules[1:]), held[:-1] | held[1:])
-            pair[:-1] += both @ self.signal_weights
+            both_sig = both @ self.signal_weights
+            if own is not None and other.any():
+                both_sig = np.where(other[:-1] & other[1:], both @ own, both_sig)
+            pair[:-1] += both_sig
             pair[:-1][(words[:-1] + words[1:]) < MIN_WORDS] = -np.inf
             if len(breaks):
                 owner = np.searchsorted(np.asarray(breaks), first, side="right")
                 pair[:-1][owner[:-1] != owner[1:]] = -np.inf
-        other = (
-            _other_language(codes, first, hashes, words)
-            if self.other_threshold is not None
-            else np.zeros(first.size, dtype=bool)
-        )
         return first, single, pair, words, rules, other
 
     def probabilities(self, texts: Sequence[str], batch: int = 256) -> npt.NDArray[np.float64]:
