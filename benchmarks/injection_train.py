@@ -65,11 +65,6 @@ from ctxassembly.text.injection_model import (
     DIM,
     TARGET_FALSE_FLAGS,
     LinearModel,
-    _codes,
-    _other_language,
-    _raw,
-    _sentence_words,
-    _word_hashes,
     featurize,
     other_rows,
     text_signals,
@@ -143,29 +138,21 @@ def fit(x: sparse.csr_matrix, y: np.ndarray, weight: np.ndarray | None = None) -
     )
 
 
-def reads_other(text: str) -> bool:
-    """Whether ``text``, read as one sentence, reads as another language than English (the
-    sentences whose signals read the second stage's weights)."""
-    raw = _raw(text)
-    if raw.size == 0:
-        return False
-    codes = _codes(raw)
-    first = np.zeros(1, dtype=np.int64)
-    return bool(_other_language(codes, first, _word_hashes(codes), _sentence_words(raw, codes, first))[0])
-
-
-def fit_second(x: sparse.csr_matrix, y: np.ndarray, base: LinearModel, other: np.ndarray | None = None) -> LinearModel:
+def fit_second(x: sparse.csr_matrix, y: np.ndarray, base: LinearModel, other: np.ndarray) -> LinearModel:
     """The second table (n-grams and words with a letter past Latin-1) fitted on ``x``,
     everything else of ``base`` held: the first table, the signal weights, the bias. The
     same objective as :func:`fit` (L2, ``C``, the positives' weight), minimised by L-BFGS,
-    so that what other scripts teach moves no weight that English text reads. With
-    ``other`` (the rows that read as another language, :func:`reads_other`), those rows
-    read the signals through weights of their own, fitted here too and shipped as the
-    model's ``other_signal_weights``."""
+    so that what other scripts teach moves no weight that English text reads. The rows in
+    ``other`` (those that read as another language, each read as one sentence:
+    ``other_rows(text, whole=True)``) read the signals through weights of their own, fitted
+    here too and shipped as the model's ``other_signal_weights``."""
     half_dim = DIM // 2
     grams = x[:, :DIM].tocsr()
     second = grams[:, half_dim:].tocsr()
-    fixed = grams[:, :half_dim] @ base.weights[:half_dim] + x[:, DIM:].toarray() @ base.signal_weights + base.bias
+    # a row in another language reads the signals through the weights fitted here, an
+    # English row through the first stage's
+    sig = x[:, DIM:].toarray()
+    fixed = grams[:, :half_dim] @ base.weights[:half_dim] + np.where(other, 0.0, sig @ base.signal_weights) + base.bias
     pos = max(int(y.sum()), 1)
     weight = np.where(y == 1, (len(y) - pos) / pos / 4, 1.0)
     sign = 2.0 * y - 1.0
@@ -174,13 +161,6 @@ def fit_second(x: sparse.csr_matrix, y: np.ndarray, base: LinearModel, other: np
     second = (second @ sparse.diags(scale)).tocsr()
     start = start / scale
     second_t = second.T.tocsr()
-
-    # a row in another language (read as one sentence) reads the signals through weights of
-    # its own, fitted here; an English row reads the first stage's
-    sig = x[:, DIM:].toarray()
-    own_weights = other is not None
-    other = other if other is not None else np.zeros(len(y), dtype=bool)
-    fixed = fixed - np.where(other, sig @ base.signal_weights, 0.0)
     k = second.shape[1]
 
     def loss(v: np.ndarray) -> tuple[float, np.ndarray]:
@@ -193,7 +173,7 @@ def fit_second(x: sparse.csr_matrix, y: np.ndarray, base: LinearModel, other: np
     v0 = np.concatenate([start, base.signal_weights.astype(np.float64)])
     v = minimize(loss, v0, jac=True, method="L-BFGS-B", options={"maxiter": 2000}).x
     weights = np.concatenate([base.weights[:half_dim], (v[:k] * scale).astype(np.float16).astype(np.float32)])
-    own = v[k:].astype(np.float32) if own_weights else None
+    own = v[k:].astype(np.float32)
     return LinearModel(weights, base.signal_weights, base.bias, base.threshold, other_signal_weights=own)
 
 
@@ -230,7 +210,7 @@ def second_stage(
     chunks: list[str],
     target: float,
     *,
-    other: np.ndarray | None = None,
+    other: np.ndarray,
 ) -> LinearModel:
     """:func:`fit_second`, then its threshold for other languages (``chunks``: real text)."""
     model = fit_second(x, y, base, other)
@@ -400,7 +380,7 @@ def main(argv: list[str] | None = None) -> int:  # noqa: PLR0915 (a report, read
     old = np.array([r.get("batch") != "languages" for r in rows])
     writer = np.array([r.get("writer", "") for r in rows])
     x = matrix(texts)
-    reads = np.array([reads_other(t) for t in texts])
+    reads = np.array([bool(other_rows(t, whole=True)[1].any()) for t in texts])
     corpora = held_out_chunks()
     whole = {name: [str(r["text"]) for r in read_jsonl(path)] for name, path in BAR_CORPORA.items()}
     hosts = [t for t in corpora["pytest"] if 300 <= len(t) <= 1500]

@@ -654,7 +654,7 @@ class LinearModel:
         logit of each sentence alone and of each sentence with the next (``-inf`` across a
         text break: ``breaks`` are the offsets where the texts of a batch start), its words,
         whether a rule flagged it and whether it reads as another language (only with an
-        ``other_threshold``; else False)."""
+        ``other_threshold`` or ``other_signal_weights``; else False)."""
         raw = _raw(text)
         starts = _starts(raw)
         if len(breaks):
@@ -677,31 +677,32 @@ class LinearModel:
         words = _sentence_words(raw, codes, first)
         rules = _rule_rows(first, np.cumsum(starts) - 1, rule_spans)
         held = _concepts(codes, first, hashes)
-        own = self.other_signal_weights
         other = (
             _other_language(codes, first, hashes, words)
-            if self.other_threshold is not None or own is not None
+            if self.other_threshold is not None or self.other_signal_weights is not None
             else np.zeros(first.size, dtype=bool)
-        )  # a sentence in another language reads its own signal weights
-        rows = _signal_rows(rules, held)
-        sig = rows @ self.signal_weights
-        if own is not None and other.any():
-            sig = np.where(other, rows @ own, sig)
-        single = self.bias + t / np.sqrt(np.maximum(n, 1)) + sig
+        )
+        single = self.bias + t / np.sqrt(np.maximum(n, 1)) + self._signals(_signal_rows(rules, held), other)
         single[words < MIN_WORDS] = -np.inf
         pair = np.full(first.size, -np.inf)
         if first.size > 1:
             pair[:-1] = self.bias + (t[:-1] + t[1:]) / np.sqrt(np.maximum(n[:-1] + n[1:], 1))
             both = _signal_rows(np.maximum(rules[:-1], rules[1:]), held[:-1] | held[1:])
-            both_sig = both @ self.signal_weights
-            if own is not None and other.any():
-                both_sig = np.where(other[:-1] & other[1:], both @ own, both_sig)
-            pair[:-1] += both_sig
+            pair[:-1] += self._signals(both, other[:-1] & other[1:])
             pair[:-1][(words[:-1] + words[1:]) < MIN_WORDS] = -np.inf
             if len(breaks):
                 owner = np.searchsorted(np.asarray(breaks), first, side="right")
                 pair[:-1][owner[:-1] != owner[1:]] = -np.inf
         return first, single, pair, words, rules, other
+
+    def _signals(self, rows: npt.NDArray[np.float32], other: npt.NDArray[np.bool_]) -> npt.NDArray[np.float32]:
+        """The signals' share of each logit: a row in another language (``other``) reads
+        :attr:`other_signal_weights` when the model has them, every other row
+        :attr:`signal_weights`."""
+        own = self.other_signal_weights
+        if own is None or not other.any():
+            return rows @ self.signal_weights
+        return np.where(other, rows @ own, rows @ self.signal_weights)
 
     def probabilities(self, texts: Sequence[str], batch: int = 256) -> npt.NDArray[np.float64]:
         """The highest probability of any sentence or pair of sentences, per text (0 for a
@@ -828,12 +829,12 @@ def _english_keys() -> npt.NDArray[np.uint64]:
     return np.array(sorted(_word_key(w) for w in _ENGLISH.split()), dtype=np.uint64)
 
 
-def other_rows(text: str) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
+def other_rows(text: str, *, whole: bool = False) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
     """``(starts, other)``: where each sentence of ``text`` starts, and whether it reads as
     another language than English (:data:`OTHER_SHARE`), as a model with an
-    ``other_threshold`` reads it."""
+    ``other_threshold`` reads it. ``whole``: ``text`` read as one sentence (a training row)."""
     raw = _raw(text)
-    first = np.flatnonzero(_starts(raw))
+    first = np.zeros(min(raw.size, 1), dtype=np.int64) if whole else np.flatnonzero(_starts(raw))
     codes = _codes(raw)
     return first, _other_language(codes, first, _word_hashes(codes), _sentence_words(raw, codes, first))
 

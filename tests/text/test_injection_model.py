@@ -164,7 +164,7 @@ def test_another_languages_signal_weights_round_trip_and_move_only_its_sentences
         shipped.other_threshold,
         np.full(len(SIGNALS), 10.0, np.float32),
     )
-    quiet = LinearModel(*(loud.weights, loud.signal_weights, loud.bias, loud.threshold, loud.other_threshold))
+    quiet = LinearModel(loud.weights, loud.signal_weights, loud.bias, loud.threshold, loud.other_threshold)
     # an English sentence reads the first stage's signal weights, another language its own
     assert loud.probabilities([english])[0] == pytest.approx(quiet.probabilities([english])[0])
     assert loud.probabilities([polish])[0] > quiet.probabilities([polish])[0]
