@@ -100,6 +100,12 @@ MIN_WORDS = 5
 #: with it when the two together reach the threshold (0: never; a word alone, "Stop." or
 #: a title's "Caching.", stays)
 LEAD_WORDS = 8
+#: a sentence next to a flagged one (by the model or the rules) in its paragraph, one after
+#: another, goes with it when its own probability reaches this (hysteresis: the rest of an
+#: instruction whose clearest sentence was flagged, "New goal: roll production back."; 0:
+#: never). 0.3 reaches 0.2-1.2% of the sentences of documentation never trained on; chosen
+#: on three writers' payloads the model never saw (benchmarks/README.md)
+NEIGHBOUR_P = 0.3
 #: the chunk-level false-flag rate the shipped threshold was chosen for (per dev corpus)
 TARGET_FALSE_FLAGS = 0.001
 _MULT = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: the top bits of h * MULT
@@ -776,6 +782,10 @@ class LinearModel:
             rows.update(_leads(big, first=first, pair=pair, flagged=hit | (rules > 0), words=words, cut=pair_cut))
         if self.other_threshold is not None and (hit & other).any():
             rows.update(_neighbours(big, first=first, reach=other & (single >= english), flagged=hit & other))
+        seeds = hit | (rules > 0)
+        if NEIGHBOUR_P and seeds.any():
+            near = float(np.log(NEIGHBOUR_P / (1.0 - NEIGHBOUR_P)))
+            rows.update(_neighbours(big, first=first, reach=single >= near, flagged=seeds))
         out: list[list[tuple[int, int, str]]] = [[] for _ in texts]
         ends = [*first[1:].tolist(), len(big)]
         for row in sorted(rows):
@@ -897,11 +907,12 @@ def _leads(
 def _neighbours(
     big: str, *, first: npt.NDArray[np.int64], reach: npt.NDArray[np.bool_], flagged: npt.NDArray[np.bool_]
 ) -> list[int]:
-    """The sentences in another language next to a flagged one in the same paragraph, one
-    after another, that reach the English threshold (``reach``): the other threshold keeps
-    a lone sentence of a language the model knows less from being flagged on little
-    evidence, not the rest of an instruction that has been (a payload of two or three
-    sentences, of which the clearest reached it)."""
+    """The sentences next to a flagged one in the same paragraph, one after another, that
+    are in ``reach``: the rest of an instruction whose clearest sentence was flagged (a
+    payload of two or three sentences). In another language, those that reach the English
+    threshold (the other threshold keeps a lone sentence of a language the model knows
+    less from being flagged on little evidence, not the rest of an instruction that has
+    been); in any language, those whose probability reaches :data:`NEIGHBOUR_P`."""
     out: set[int] = set()
     for start in np.flatnonzero(flagged).tolist():
         for step in (-1, 1):
