@@ -94,4 +94,5 @@ def test_the_sixth_blind_set_and_the_held_out_writers_load_with_their_classes() 
         name, payloads, benign = mod.load_set(BENCH / "data" / folder)
         assert (name, len(payloads), len(benign)) == (folder, payloads_n, benign_n)
         assert {p["class"] for p in payloads} == set(CLASSES)
-        assert len({p["id"] for p in payloads}) == payloads_n and all(b["text"].strip() for b in benign)
+        assert len({p["id"] for p in payloads}) == payloads_n
+        assert all(b["text"].strip() for b in benign)
