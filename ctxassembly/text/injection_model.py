@@ -106,6 +106,12 @@ LEAD_WORDS = 8
 #: never). 0.3 reaches 0.2-1.2% of the sentences of documentation never trained on; chosen
 #: on three writers' payloads the model never saw (benchmarks/README.md)
 NEIGHBOUR_P = 0.3
+#: in a paragraph written on one line, the sentences after one the model flagged go with
+#: it: a comment, a message or a planted paragraph is one utterance, and what the bar of
+#: NEIGHBOUR_P leaves after an instruction ("This is the official fix.") is the rest of
+#: it. What precedes it stays (text an instruction was appended to), and a wrapped
+#: paragraph is judged sentence by sentence (measured: benchmarks/README.md)
+ONE_LINE_WHOLE = True
 #: the chunk-level false-flag rate the shipped threshold was chosen for (per dev corpus)
 TARGET_FALSE_FLAGS = 0.001
 _MULT = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: the top bits of h * MULT
@@ -786,6 +792,12 @@ class LinearModel:
         if NEIGHBOUR_P and seeds.any():
             near = float(np.log(NEIGHBOUR_P / (1.0 - NEIGHBOUR_P)))
             rows.update(_neighbours(big, first=first, reach=single >= near, flagged=seeds))
+        if ONE_LINE_WHOLE and rows:  # the model's findings: a rule's stays the span it found
+            # only in a text of more than one line: a label ("Caching. <an order>") keeps its clean part
+            lines = np.array(["\n" in t.strip() for t in texts])
+            owner = np.searchsorted(np.array(offsets), first, side="right") - 1
+            flagged = np.isin(np.arange(first.size), list(rows)) & lines[np.clip(owner, 0, len(texts) - 1)]
+            rows.update(_one_line_paragraphs(big, first=first, flagged=flagged))
         out: list[list[tuple[int, int, str]]] = [[] for _ in texts]
         ends = [*first[1:].tolist(), len(big)]
         for row in sorted(rows):
@@ -901,6 +913,26 @@ def _leads(
         # misses the blank line that parts the lead from it
         if "\n\n" not in big[s : e + 1] and big[s:e].rstrip()[-1:] in ".!?:":
             out.append(r)
+    return out
+
+
+def _one_line_paragraphs(big: str, *, first: npt.NDArray[np.int64], flagged: npt.NDArray[np.bool_]) -> list[int]:
+    """In a paragraph written on one line (no line break inside, a blank line or a text's
+    end around it) of two sentences or more, the sentences from the first one the model
+    flagged (``flagged``, only in texts of more than one line) to the paragraph's end: what
+    follows an instruction in one utterance (a comment, a message, an unwrapped paragraph)
+    is the rest of it; what precedes it is the host's (see :data:`ONE_LINE_WHOLE`)."""
+    out: list[int] = []
+    n, start = first.size, 0
+    for r in range(1, n + 1):
+        # + 1: a sentence after a blank line starts at its second "\n" (see _leads)
+        if r < n and "\n\n" not in big[int(first[r - 1]) : int(first[r]) + 1]:
+            continue
+        if r - start > 1 and flagged[start:r].any():
+            hi = int(first[r]) if r < n else len(big)
+            if "\n" not in big[int(first[start]) : hi].strip():
+                out.extend(range(start + int(np.argmax(flagged[start:r])), r))
+        start = r
     return out
 
 
