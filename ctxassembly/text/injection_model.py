@@ -922,18 +922,27 @@ def _one_line_paragraphs(big: str, *, first: npt.NDArray[np.int64], flagged: npt
     flagged (``flagged``, only in texts of more than one line) to the paragraph's end: what
     follows an instruction in one utterance (a comment, a message, an unwrapped paragraph)
     is the rest of it; what precedes it is the host's (see :data:`ONE_LINE_WHOLE`)."""
-    out: list[int] = []
-    n, start = first.size, 0
-    for r in range(1, n + 1):
+    n = first.size
+
+    def joined(r: int) -> bool:  # rows r - 1 and r in one paragraph
         # + 1: a sentence after a blank line starts at its second "\n" (see _leads)
-        if r < n and "\n\n" not in big[int(first[r - 1]) : int(first[r]) + 1]:
+        return "\n\n" not in big[int(first[r - 1]) : int(first[r]) + 1]
+
+    out: set[int] = set()
+    seen: set[int] = set()
+    for f in np.flatnonzero(flagged).tolist():  # only the paragraphs that hold a flagged row
+        if f in seen:
             continue
-        if r - start > 1 and flagged[start:r].any():
-            hi = int(first[r]) if r < n else len(big)
-            if "\n" not in big[int(first[start]) : hi].strip():
-                out.extend(range(start + int(np.argmax(flagged[start:r])), r))
-        start = r
-    return out
+        lo, hi = f, f + 1
+        while lo > 0 and joined(lo):
+            lo -= 1
+        while hi < n and joined(hi):
+            hi += 1
+        seen.update(range(lo, hi))
+        end = int(first[hi]) if hi < n else len(big)
+        if hi - lo > 1 and "\n" not in big[int(first[lo]) : end].strip():
+            out.update(range(lo + int(np.argmax(flagged[lo:hi])), hi))
+    return sorted(out)
 
 
 def _neighbours(
