@@ -796,7 +796,9 @@ class LinearModel:
             # only in a text of more than one line: a label ("Caching. <an order>") keeps its clean part
             lines = np.array(["\n" in t.strip() for t in texts])
             owner = np.searchsorted(np.array(offsets), first, side="right") - 1
-            flagged = np.isin(np.arange(first.size), list(rows)) & lines[np.clip(owner, 0, len(texts) - 1)]
+            flagged = np.zeros(first.size, dtype=bool)
+            flagged[list(rows)] = True
+            flagged &= lines[np.clip(owner, 0, len(texts) - 1)]
             rows.update(_one_line_paragraphs(big, first=first, flagged=flagged))
         out: list[list[tuple[int, int, str]]] = [[] for _ in texts]
         ends = [*first[1:].tolist(), len(big)]
@@ -891,6 +893,13 @@ def _add_unspaced(raw: npt.NDArray[np.uint32], word_start: npt.NDArray[np.float3
         word_start[wide] += _RUN_SHARE[np.searchsorted(_RUN_EDGES, raw[wide], side="right") - 1]
 
 
+def _parted(big: str, first: npt.NDArray[np.int64], r: int) -> bool:
+    """A blank line (or a text's end: the batch's separator) lies between sentence row
+    ``r - 1`` and row ``r``. The slice runs one past row ``r``'s start: a sentence after a
+    blank line starts at its second "\n", so the slice up to it alone misses the blank line."""
+    return "\n\n" in big[int(first[r - 1]) : int(first[r]) + 1]
+
+
 def _leads(
     big: str,
     *,
@@ -908,10 +917,7 @@ def _leads(
     for r in np.flatnonzero(flagged[1:]).tolist():  # r: the row before a flagged one
         if flagged[r] or not (1 < words[r] <= LEAD_WORDS) or pair[r] < cut[r]:
             continue
-        s, e = int(first[r]), int(first[r + 1])
-        # e + 1: the next sentence starts at a blank line's second "\n", so big[s:e] alone
-        # misses the blank line that parts the lead from it
-        if "\n\n" not in big[s : e + 1] and big[s:e].rstrip()[-1:] in ".!?:":
+        if not _parted(big, first, r + 1) and big[int(first[r]) : int(first[r + 1])].rstrip()[-1:] in ".!?:":
             out.append(r)
     return out
 
@@ -923,20 +929,15 @@ def _one_line_paragraphs(big: str, *, first: npt.NDArray[np.int64], flagged: npt
     follows an instruction in one utterance (a comment, a message, an unwrapped paragraph)
     is the rest of it; what precedes it is the host's (see :data:`ONE_LINE_WHOLE`)."""
     n = first.size
-
-    def joined(r: int) -> bool:  # rows r - 1 and r in one paragraph
-        # + 1: a sentence after a blank line starts at its second "\n" (see _leads)
-        return "\n\n" not in big[int(first[r - 1]) : int(first[r]) + 1]
-
     out: set[int] = set()
     seen: set[int] = set()
     for f in np.flatnonzero(flagged).tolist():  # only the paragraphs that hold a flagged row
         if f in seen:
             continue
         lo, hi = f, f + 1
-        while lo > 0 and joined(lo):
+        while lo > 0 and not _parted(big, first, lo):
             lo -= 1
-        while hi < n and joined(hi):
+        while hi < n and not _parted(big, first, hi):
             hi += 1
         seen.update(range(lo, hi))
         end = int(first[hi]) if hi < n else len(big)
@@ -959,9 +960,7 @@ def _neighbours(
         for step in (-1, 1):
             r = start
             while 0 <= r + step < first.size and reach[r + step] and r + step not in out and not flagged[r + step]:
-                lo, hi = (r + step, r) if step < 0 else (r, r + step)
-                # + 1: a sentence after a blank line starts at its second "\n" (see _leads)
-                if "\n\n" in big[int(first[lo]) : int(first[hi]) + 1]:
+                if _parted(big, first, max(r, r + step)):
                     break  # a blank line (or a text's end) between the two
                 r += step
                 out.add(r)
