@@ -23,10 +23,10 @@ goes through the detector; a chunk is a false positive when anything is flagged,
 by class (``-v`` prints each flagged sentence). Corpora are JSON lines with a ``text``
 field; ``.xz`` and ``.gz`` files are read through lzma / gzip.
 
-``--installed`` adds a corpus built on the fly from the long descriptions (READMEs) of
-every distribution installed in the running environment, cut at paragraph ends into
-chunks of about 1,500 characters: documentation of other projects, LLM libraries among
-them, that no rule was written from (until it was measured).
+``--installed`` adds a corpus of the long descriptions (READMEs) of the distributions
+installed when ``data/installed/`` was taken (``installed_texts.py``), cut at paragraph
+ends into chunks of about 1,500 characters: documentation of other projects, LLM
+libraries among them, that no rule was written from (until it was measured).
 
     python benchmarks/injection.py [--corpus PATH ...] [--installed] [-v]
 """
@@ -40,6 +40,8 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+
+from installed_texts import readmes
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.jsonl import read_jsonl
@@ -203,23 +205,9 @@ def detection(payloads: list[dict[str, str]], hosts: list[str]) -> tuple[dict[st
 
 
 def installed_docs() -> list[dict[str, object]]:
-    """The long descriptions of the installed distributions, in chunks of ~1,500 characters."""
-    from importlib.metadata import distributions
-
-    rows: list[dict[str, object]] = []
-    for dist in distributions():
-        body = dist.metadata.get_payload() or ""  # type: ignore[attr-defined]
-        if len(body) < 200:
-            continue
-        name, buf = dist.metadata["Name"], ""
-        for para in re.split(r"\n\s*\n", body):
-            if buf and len(buf) + len(para) > 1500:
-                rows.append({"id": f"{name}#{len(rows)}", "text": buf})
-                buf = ""
-            buf += para + "\n\n"
-        if buf.strip():
-            rows.append({"id": f"{name}#{len(rows)}", "text": buf})
-    return rows
+    """The long descriptions of installed distributions, in chunks of ~1,500 characters, as
+    pinned in ``data/installed/`` (:mod:`installed_texts`; ``--snapshot`` there retakes them)."""
+    return readmes()
 
 
 #: the labels a corpus row carries that the context shows (scanned like text)

@@ -29,21 +29,20 @@ written from).
 from __future__ import annotations
 
 import argparse
-import ast
 import base64
 import codecs
 import hashlib
-import importlib.util
 import json
 import random
-import re
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from installed_texts import TRIGGER, docstring_sentences, package_doc_sentences
+from installed_texts import sentences as _sentences
+
 from ctxassembly.jsonl import read_jsonl
-from ctxassembly.text.injection_model import _LEXICON, _STEM, _WIDE, CONCEPTS, _codes, _raw, sentence_bounds
+from ctxassembly.text.injection_model import _LEXICON, _STEM, _WIDE, CONCEPTS, _codes, _raw
 
 ROOT = Path(__file__).resolve().parents[1]
 DEV = {
@@ -1190,23 +1189,8 @@ def write_lexicon() -> dict[str, list[str]]:
 
 # --- negatives -----------------------------------------------------------------------------
 
+
 #: words that make a documentation sentence a near miss: it talks about what injections use
-TRIGGER = re.compile(
-    r"\b(?:prompt|password|passwords|token|tokens|secret|secrets|credential|credentials|instruction|instructions|"
-    r"ignore|ignored|ignores|disregard|forget|override|overrides|system|assistant|model|models|agent|answer|reply|"
-    r"respond|warning|warnings|notice|admin|administrator|must|always|never|reveal|send|email|you|your|note|"
-    r"important|deprecated|security|key|keys)\b",
-    re.IGNORECASE,
-)
-
-
-def _sentences(text: str) -> Iterator[str]:
-    for s, e in sentence_bounds(text):
-        piece = text[s:e].strip()
-        if 3 <= len(piece.split()) <= 80:
-            yield piece
-
-
 def half(chunk_id: str) -> int:
     """A chunk's half of a corpus (0 or 1), stable across runs: train on one, judge on the other."""
     return hashlib.sha1(chunk_id.encode()).digest()[0] & 1
@@ -1240,67 +1224,6 @@ def corpus_sentences(path: Path, keep_plain: float = 0.08, seed: int = 5) -> lis
     return out
 
 
-#: installed packages whose docstrings are read for negatives (LLM libraries among them)
-PACKAGES = (
-    "langchain_core",
-    "llama_index.core",
-    "haystack",
-    "transformers",
-    "tiktoken",
-    "pydantic",
-    "click",
-    "jinja2",
-    "requests",
-    "urllib3",
-    "sqlalchemy",
-    "numpy",
-    "huggingface_hub",
-    "sentence_transformers",
-    "openai",
-)
-
-
-def _package_files(name: str) -> list[Path]:
-    if name == "stdlib":  # the standard library: tasks, tokens, passwords, systems in every sense
-        return sorted(p for p in Path(ast.__file__).parent.glob("*.py") if not p.name.startswith("_"))
-    spec = importlib.util.find_spec(name.split(".", maxsplit=1)[0])
-    if spec is None or not spec.submodule_search_locations:
-        return []
-    base = Path(next(iter(spec.submodule_search_locations)))
-    if "." in name:
-        base = base / name.split(".", 1)[1].replace(".", "/")
-    return sorted(base.rglob("*.py"))
-
-
-def docstring_sentences(max_files: int = 400, seed: int = 9) -> list[dict[str, str]]:
-    rnd = random.Random(seed)
-    out = []
-    for name in (*PACKAGES, "stdlib", "asyncio", "concurrent", "multiprocessing", "email", "http", "logging"):
-        files = _package_files(name)
-        rnd.shuffle(files)
-        for f in files[:max_files]:
-            try:
-                tree = ast.parse(f.read_text(encoding="utf-8"))
-            except (SyntaxError, UnicodeDecodeError, OSError, ValueError):
-                continue
-            for node in ast.walk(tree):
-                if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
-                    doc = ast.get_docstring(node)
-                    if doc:
-                        for sent in _sentences(doc):
-                            if TRIGGER.search(sent):
-                                out.append(
-                                    {
-                                        "family": "benign",
-                                        "style": "docstring",
-                                        "lang": "en",
-                                        "text": sent,
-                                        "source": name,
-                                    }
-                                )
-    return out
-
-
 #: the slots' fillers said plainly, as documentation says things: benign. Without them the
 #: model learns the fillers ("version 2.0", "works on Windows") instead of the acts.
 PLAIN = [
@@ -1329,26 +1252,6 @@ def contrasts(seed: int = 11) -> list[dict[str, str]]:
         for _ in range(25):
             text = _fill(template, rnd)
             out.append({"family": "benign", "style": "contrast", "lang": "en", "text": text, "source": "contrast"})
-    return out
-
-
-def package_doc_sentences() -> list[dict[str, str]]:
-    """The near-miss sentences of the Markdown and reST files shipped inside installed
-    packages (READMEs, changelogs, model cards of LLM libraries)."""
-    out = []
-    base = Path(ast.__file__).parent
-    roots = [Path(p) for p in __import__("site").getsitepackages()] or [base]
-    for root in roots:
-        for f in sorted([*root.rglob("*.md"), *root.rglob("*.rst")]):
-            try:
-                text = f.read_text(encoding="utf-8")
-            except (UnicodeDecodeError, OSError):
-                continue
-            for sent in _sentences(text):
-                if TRIGGER.search(sent):
-                    out.append(
-                        {"family": "benign", "style": "package_doc", "lang": "en", "text": sent, "source": "packages"}
-                    )
     return out
 
 
