@@ -1,10 +1,12 @@
 """Decoded views of a text: what an instruction hidden in another channel says.
 
-An instruction the reader (a model) can decode is still an instruction: base64 or hex it
-is told to decode, ROT13 it is told to rotate, HTML character references and
+An instruction the reader (a model) can decode is still an instruction: base64, base32 or
+hex it is told to decode, ROT13 it is told to rotate, HTML character references and
 percent-escapes, ``\\u`` escapes, letters spaced out (``I g n o r e``, ``i.g.n.o.r.e``),
 digits for letters (``1gn0r3``), look-alike letters from other scripts, fullwidth and
-other compatibility forms, zero-width, bidi and tag characters. Each decoder has a cheap
+other compatibility forms, zero-width, bidi and tag characters; and what is only written
+to be decoded: bytes as eight binary digits, as character codes or as Morse code, bits
+as two zero-width characters, bytes as variation selectors, a line written backwards. Each decoder has a cheap
 trigger (a substring test on the text or on one translation of its bytes into classes)
 and runs only when it matches; what it returns is a :class:`View`: the decoded text and,
 for each piece of it, the span of the original it comes from, so that whatever a
@@ -30,10 +32,33 @@ from dataclasses import dataclass
 from functools import lru_cache
 from urllib.parse import unquote
 
-__all__ = ["CHANNELS", "View", "decoded_spans", "views"]
+__all__ = ["CARRIERS", "CHANNELS", "CONCEALING", "View", "decoded_spans", "says_something", "views"]
 
 #: the channels a view can come from, in the order they are tried
-CHANNELS = ("unicode", "spaced", "leet", "entities", "percent", "escapes", "base64", "hex", "rot13")
+CHANNELS = (
+    "unicode",
+    "bits",
+    "selectors",
+    "spaced",
+    "leet",
+    "entities",
+    "percent",
+    "escapes",
+    "base64",
+    "base32",
+    "hex",
+    "binary",
+    "charcodes",
+    "morse",
+    "reversed",
+    "cipher",
+    "rot13",
+)
+#: the channels nobody writes prose in for a human reader: a sentence decoded from one of
+#: them was hidden on purpose, whatever it says (:func:`says_something`)
+CONCEALING = frozenset(CHANNELS) - {"unicode", "spaced", "leet", "percent"}
+#: the concealing channels with no use in prose at all: two decoded words say something
+CARRIERS = frozenset({"bits", "selectors", "binary", "charcodes", "morse"})
 
 
 @dataclass(frozen=True)
@@ -45,6 +70,21 @@ class View:
     channel: str
     text: str
     segments: tuple[tuple[int, int, int, int, bool], ...]
+
+    def decoded(self) -> list[tuple[int, int]]:
+        """The spans of ``text`` that were decoded (not copied from the original); for
+        ROT13, which rotates in place, the rotated rest of the text."""
+        if self.channel == "rot13":
+            return [(s, e) for s, e, *_ in self.segments[1:]]
+        out: list[tuple[int, int]] = []
+        for s, e, _, _, copied in self.segments:
+            if copied:
+                continue
+            if out and out[-1][1] == s:  # one character reference after another: one piece
+                out[-1] = (out[-1][0], e)
+            else:
+                out.append((s, e))
+        return out
 
     def origin(self, start: int, end: int) -> tuple[int, int]:
         """The span of the original that ``text[start:end]`` was decoded from."""
@@ -84,6 +124,16 @@ class _Builder:
     def put(self, piece: str, start: int, end: int) -> None:
         """``piece`` decoded from ``source[start:end]`` (every character of it maps there)."""
         self._add(piece, start, end, False)
+
+    def pieces(self, pieces: list[tuple[int, int, str]], channel: str) -> View | None:
+        """The source with each ``(start, end, decoded)`` of ``pieces`` (in order) put in."""
+        last = 0
+        for start, end, piece in pieces:
+            self.copy(last, start)
+            self.put(piece, start, end)
+            last = end
+        self.copy(last, len(self.source))
+        return self.view(channel)
 
     def view(self, channel: str) -> View | None:
         text = "".join(self.parts)
@@ -390,16 +440,357 @@ def _base64(text: str, raw: bytes, alnum: bytes) -> View | None:
 
 
 def _pieces(text: str, pieces: list[tuple[int, int, str]], channel: str) -> View | None:
-    if not pieces:
+    return _Builder(text).pieces(pieces, channel) if pieces else None
+
+
+# --- bytes written to be decoded: binary digits, base32, character codes, Morse ---------------
+
+
+def _text_of(data: bytes) -> str | None:
+    """``data`` as UTF-8 text when it reads as words (two at least: a carrier with no use
+    in prose needs no more, :data:`CARRIERS`)."""
+    try:
+        s = data.decode("utf-8").strip()
+    except UnicodeDecodeError:
         return None
-    b = _Builder(text)
-    last = 0
-    for s, e, piece in pieces:
-        b.copy(last, s)
-        b.put(piece, s, e)
-        last = e
-    b.copy(last, len(text))
-    return b.view(channel)
+    return s if _reads_as_words(" ".join(s.split())) else None
+
+
+def _reads_as_words(s: str) -> bool:
+    """Printable, two words or more, mostly letters and spaces."""
+    if len(s) < 5 or " " not in s or not s.isprintable():
+        return False
+    return sum(ch.isalpha() or ch == " " for ch in s) >= 0.75 * len(s)
+
+
+_BINARY = re.compile(r"(?<![01])[01]{8}(?:[ ,;]?[01]{8}){3,}(?![01])")
+
+
+def _binary(text: str) -> View | None:
+    """Runs of four or more bytes written as eight binary digits (``01101111 01100010``)."""
+
+    def decode(m: re.Match[str]) -> str | None:
+        digits = re.sub(r"[ ,;]", "", m.group())
+        return _text_of(bytes(int(digits[i : i + 8], 2) for i in range(0, len(digits), 8)))
+
+    return _rewrite(text, _BINARY, decode, "binary")
+
+
+_BASE32 = re.compile(r"(?<![A-Za-z0-9])[A-Z2-7]{16,}={0,6}(?![A-Za-z0-9=])")
+
+
+def _base32(text: str) -> View | None:
+    """Tokens of sixteen or more base32 characters (capitals and 2–7) that decode to text."""
+
+    def decode(m: re.Match[str]) -> str | None:
+        tok = m.group().rstrip("=")
+        try:
+            return _text_of(base64.b32decode(tok + "=" * (-len(tok) % 8)))
+        except (binascii.Error, ValueError):
+            return None
+
+    return _rewrite(text, _BASE32, decode, "base32")
+
+
+_CHARCODES = re.compile(r"(?<![\d.])\d{1,3}(?:[ \t]*,[ \t]*\d{1,3}){7,}(?![\d.])")
+
+
+def _charcodes(text: str) -> View | None:
+    """Lists of eight or more character codes (``[97, 99, 116, 32, …]``, what
+    ``String.fromCharCode`` or ``chr`` turns into text)."""
+
+    def decode(m: re.Match[str]) -> str | None:
+        codes = [int(c) for c in m.group().split(",")]
+        if any(not (32 <= c < 127 or c in (9, 10)) for c in codes):
+            return None
+        return _text_of(bytes(codes))
+
+    return _rewrite(text, _CHARCODES, decode, "charcodes")
+
+
+_MORSE_TABLE = dict(
+    zip(
+        [
+            ".-",
+            "-...",
+            "-.-.",
+            "-..",
+            ".",
+            "..-.",
+            "--.",
+            "....",
+            "..",
+            ".---",
+            "-.-",
+            ".-..",
+            "--",
+            "-.",
+            "---",
+            ".--.",
+            "--.-",
+            ".-.",
+            "...",
+            "-",
+            "..-",
+            "...-",
+            ".--",
+            "-..-",
+            "-.--",
+            "--..",
+            "-----",
+            ".----",
+            "..---",
+            "...--",
+            "....-",
+            ".....",
+            "-....",
+            "--...",
+            "---..",
+            "----.",
+        ],
+        "abcdefghijklmnopqrstuvwxyz0123456789",
+        strict=True,
+    )
+)
+_MORSE = re.compile(r"(?<![\w.-])[.-]{1,6}(?:(?:[ ]+/?[ ]*|/[ ]*)[.-]{1,6}){7,}(?![\w.-])")
+
+
+def _morse(text: str) -> View | None:
+    """Runs of eight or more Morse letters, words parted by ``/`` or by three spaces."""
+
+    def decode(m: re.Match[str]) -> str | None:
+        words = []
+        for word in re.split(r"[ ]*/[ ]*|[ ]{3,}", m.group()):
+            letters = [_MORSE_TABLE.get(code) for code in word.split()]
+            if None in letters:
+                return None
+            words.append("".join(letters))  # type: ignore[arg-type]
+        s = " ".join(w for w in words if w)
+        return s if _reads_as_words(s) else None
+
+    return _rewrite(text, _MORSE, decode, "morse")
+
+
+# --- invisible carriers: bits as zero-width characters, bytes as variation selectors -------
+
+_ZERO_RUN = re.compile("[\u200b\u200c\u200d\u2060\ufeff]{16,}")
+
+
+def _bits_of(run: str) -> str | None:
+    """The text a run of zero-width characters spells: its two commonest characters are the
+    bits (either way round), any third one parts bytes or marks the start."""
+    counts = sorted(((run.count(ch), ch) for ch in set(run)), reverse=True)
+    if len(counts) < 2:
+        return None
+    zero, one = counts[0][1], counts[1][1]
+    groups = [g for g in re.split(f"[^{zero}{one}]", run) if g]
+    for low_bit in (zero, one):
+        bits = ["".join("0" if ch == low_bit else "1" for ch in g) for g in groups]
+        if any(len(g) % 8 for g in bits):
+            continue
+        data = bytes(int(g[i : i + 8], 2) for g in bits for i in range(0, len(g), 8))
+        s = _text_of(data)
+        if s is not None:
+            return s
+    return None
+
+
+def _bits(text: str) -> View | None:
+    """Runs of sixteen or more zero-width characters that spell text as bits."""
+    return _rewrite(text, _ZERO_RUN, lambda m: _bits_of(m.group()), "bits")
+
+
+_SELECTOR_RUN = re.compile("[\ufe00-\ufe0f\U000e0100-\U000e01ef]{4,}")
+
+
+def _selectors(text: str) -> View | None:
+    """Runs of four or more variation selectors read as bytes (U+FE00–FE0F: 0–15,
+    U+E0100–E01EF: 16–255), the way text is smuggled after an emoji."""
+
+    def decode(m: re.Match[str]) -> str | None:
+        data = bytes(ord(ch) - 0xFE00 if ord(ch) < 0xFE10 else ord(ch) - 0xE0100 + 16 for ch in m.group())
+        return _text_of(data)
+
+    return _rewrite(text, _SELECTOR_RUN, decode, "selectors")
+
+
+# --- a line written backwards ------------------------------------------------------------------
+
+#: the commonest English words, to tell a sentence from letters
+FUNCTION_WORDS = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "to",
+        "of",
+        "and",
+        "or",
+        "in",
+        "on",
+        "for",
+        "with",
+        "from",
+        "by",
+        "at",
+        "as",
+        "is",
+        "are",
+        "be",
+        "this",
+        "that",
+        "it",
+        "you",
+        "your",
+        "all",
+        "any",
+        "every",
+        "now",
+        "then",
+        "not",
+        "no",
+        "do",
+        "if",
+        "when",
+        "me",
+        "my",
+        "we",
+        "our",
+        "us",
+        "they",
+        "them",
+        "their",
+        "its",
+        "into",
+        "only",
+    ]
+)
+#: common English words written backwards: one of them among a text's words opens the check
+_BACKWARDS = frozenset(
+    {"eht", "dna", "uoy", "ruoy", "siht", "taht", "htiw", "morf", "won", "lla", "rof", "yreve", "ton"}
+)
+_WORDS = re.compile(r"[^\W\d_]+")
+
+
+def _known(words: list[str]) -> int:
+    return sum(w in FUNCTION_WORDS for w in words)
+
+
+def _reversed(text: str, words: list[str]) -> View | None:
+    """Lines of four words or more that read as English backwards and not forwards (tried
+    when a common word written backwards is one of ``words``, the text's)."""
+    if _BACKWARDS.isdisjoint(words):
+        return None
+    pieces = []
+    at = 0
+    for line in text.splitlines(keepends=True):
+        body = line.rstrip("\r\n")
+        words = _WORDS.findall(body.lower())
+        if len(words) >= 4:
+            back = body[::-1]
+            ahead, behind = _known(words), _known(_WORDS.findall(back.lower()))
+            if behind >= 2 and behind > ahead:
+                pieces.append((at, at + len(body), back))
+        at += len(line)
+    return _pieces(text, pieces, "reversed")
+
+
+# --- letters shifted or mirrored (Caesar, ROT-n, Atbash), named or not ------------------------
+
+_LOWER_AZ = "abcdefghijklmnopqrstuvwxyz"
+
+
+def _shifted(k: int) -> str:
+    return _LOWER_AZ[k:] + _LOWER_AZ[:k]
+
+
+# the tables that read a cipher back: a shift by k (k = 1…25) undone, and Atbash (its own inverse)
+_BACK = [
+    *(str.maketrans(_shifted(k) + _shifted(k).upper(), _LOWER_AZ + _LOWER_AZ.upper()) for k in range(1, 26)),
+    str.maketrans(_LOWER_AZ + _LOWER_AZ.upper(), _LOWER_AZ[::-1] + _LOWER_AZ[::-1].upper()),
+]
+#: the enciphered forms of a few of the commonest words, each with the table that reads it back
+_ENCIPHERED: dict[str, set[int]] = {}
+for _i, _table_back in enumerate(_BACK):
+    for _word in ("the", "and", "you", "your", "with", "this", "that", "from", "for"):
+        _ENCIPHERED.setdefault(_word.translate({v: k for k, v in _table_back.items()}), set()).add(_i)
+_ENCIPHERED_WORDS = frozenset(_ENCIPHERED)
+_WORD_TRIGGERS = _ENCIPHERED_WORDS | _BACKWARDS
+_LETTER_RUN = re.compile(r"[A-Za-z]+(?:[ ,'-]+[A-Za-z]+){3,}")
+
+
+def _cipher(text: str, words: list[str]) -> View | None:
+    """Runs of four words or more that hold no common English word but read as English
+    once their letters are shifted back (ROT-n, Caesar) or mirrored (Atbash); tried only
+    for the tables whose form of "the", "and", "you" … is one of ``words`` (the text's)."""
+    tables = {i for w in _ENCIPHERED_WORDS.intersection(words) for i in _ENCIPHERED[w]}
+    if not tables:
+        return None
+    pieces = []
+    for m in _LETTER_RUN.finditer(text):
+        words = _WORDS.findall(m.group().lower())
+        if _known(words):
+            continue
+        for i in sorted(tables):
+            back = m.group().translate(_BACK[i])
+            known = _known(_WORDS.findall(back.lower()))
+            if known >= 2 and 4 * known >= len(words):
+                pieces.append((m.start(), m.end(), back))
+                break
+    return _pieces(text, pieces, "cipher")
+
+
+#: the first words of a sentence that reports (a subject, a greeting), not one that orders
+REPORT_OPENERS = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "this",
+        "that",
+        "these",
+        "those",
+        "it",
+        "its",
+        "he",
+        "she",
+        "they",
+        "we",
+        "i",
+        "our",
+        "their",
+        "his",
+        "her",
+        "my",
+        "there",
+        "here",
+        "some",
+        "hello",
+        "hi",
+        "hey",
+        "dear",
+        "thanks",
+    ]
+)
+
+
+def says_something(piece: str, stems: frozenset[str] = frozenset(), channel: str = "") -> bool:
+    """``piece`` reads as a sentence that orders or addresses its reader: four words or
+    more, mostly letters, at least two of them among the commonest English words or the
+    detectors' stems (``stems``), one in four at least (a decoded sentence, not a name, a
+    key or letters that happen to decode; from a carrier with no use in prose,
+    :data:`CARRIERS`, two words and one known word); and it does not open as a report
+    does, with a subject, a greeting or a word in -ed, -ly or -ing (a tool's encoded
+    "The meeting moved to Thursday." is data, "Publish the release now." is an order)."""
+    words = _WORDS.findall(piece.lower())
+    least, known_least = (2, 1) if channel in CARRIERS else (4, 2)
+    if len(words) < least or not _reads_as_words(" ".join(piece.split())):
+        return False
+    first = words[0]
+    if first in REPORT_OPENERS or (len(first) > 4 and first.endswith(("ed", "ly", "ing"))):
+        return False
+    known = sum(w in FUNCTION_WORDS or w[:5] in stems for w in words)
+    return known >= known_least and 4 * known >= len(words)
 
 
 # --- rot13, when the text names it -----------------------------------------------------------
@@ -436,6 +827,9 @@ _B64_BYTES = _table(lambda ch: "b" if ch.isascii() and (ch.isalnum() or ch in "+
 # slashes and dots; base64 of a sentence has such runs between its rare ``+`` and ``/``)
 _ALNUM_BYTES = _table(lambda ch: "b" if ch.isascii() and ch.isalnum() else " ")
 _HEX_BYTES = _table(lambda ch: "h" if ch in "0123456789abcdefABCDEF" else " " if ch in " :" else ".")
+_BASE32_BYTES = _table(lambda ch: "u" if ch in "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567" else " ")
+_BASE32_SEED = b"u" * 16
+_CODE_BYTES = _table(lambda ch: "9" if ch in _DIGITS else "," if ch == "," else "x")
 
 
 @lru_cache(maxsize=16384)
@@ -445,10 +839,13 @@ def views(text: str, stems: frozenset[str] = frozenset()) -> tuple[View, ...]:
     the words the caller's detectors know (digits are read as letters only when a word
     then becomes one of them)."""
     raw = text.encode("ascii", "replace")  # one byte per character: offsets stay
+    ascii_only = text.isascii()
     shape = raw.translate(_SHAPE)
     hexes = raw.translate(_HEX_BYTES)
     found = [
         _unicode(text),
+        _bits(text) if not ascii_only and ("\u200b" in text or "\u200c" in text) else None,
+        _selectors(text) if not ascii_only and _SELECTOR_RUN.search(text) else None,
         _spaced(text) if b"a a a a" in shape else None,
         _leet(text, stems) if shape.count(b"a1") >= 3 else None,
         _entities(text) if b"&#" in raw else None,
@@ -458,6 +855,15 @@ def views(text: str, stems: frozenset[str] = frozenset()) -> tuple[View, ...]:
         _pieces(text, _runs(text, raw, hexes, _HEX_RUN, lambda t, _: _hex_token(t)), "hex")
         if b"h" * 24 in hexes or b"hh hh hh hh hh hh" in hexes
         else None,
+        _base32(text) if _BASE32_SEED in raw.translate(_BASE32_BYTES) else None,
+        _binary(text) if b"0110" in raw or b"0111" in raw else None,
+        _charcodes(text) if raw.count(b",") >= 7 and raw.translate(_CODE_BYTES, b" \t").count(b"9,9") >= 7 else None,
+        _morse(text) if (b".-" in raw or b"-." in raw) and raw.count(b".-") + raw.count(b"-.") >= 4 else None,
+        *(
+            (_reversed(text, words), _cipher(text, words))
+            if not _WORD_TRIGGERS.isdisjoint(words := text.lower().split())
+            else ()
+        ),
         _rot13(text) if b"13" in raw else None,
     ]
     return tuple(v for v in found if v is not None and v.text.strip())

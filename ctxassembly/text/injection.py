@@ -55,7 +55,7 @@ from functools import lru_cache
 from itertools import pairwise
 
 from ctxassembly.text.addressed import addressed_blocks, addressed_label, opening, possible
-from ctxassembly.text.decode import decoded_spans
+from ctxassembly.text.decode import CONCEALING, View, decoded_spans, says_something
 from ctxassembly.text.injection_model import lexicon_stems
 
 __all__ = ["CLASSES", "classes_of", "find_injections", "stems", "titled_by_label"]
@@ -1300,10 +1300,27 @@ def find_injections(text: str) -> tuple[tuple[int, int, str], ...]:
     cached by text: retrieved chunks repeat.
     """
     spans = _find(text)
-    decoded = decoded_spans(text, lambda v: _find(v.text), _STEMS, _sentence_ends)
+    decoded = decoded_spans(text, _scan_view, _STEMS, _sentence_ends)
     if not decoded:
         return spans
     return _merge([*spans, *decoded])
+
+
+_PIECE_SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
+
+
+def _scan_view(view: View) -> list[tuple[int, int, str]]:
+    """What the rules find in a decoded view, and, in a channel nobody writes prose in for
+    a human reader (:data:`~ctxassembly.text.decode.CONCEALING`), every decoded sentence
+    that says something (:func:`~ctxassembly.text.decode.says_something`), whatever it
+    says: an instruction encoded to pass a reader unseen needs no word of an attack."""
+    found = list(_find(view.text))
+    if view.channel in CONCEALING:
+        for lo, hi in view.decoded():
+            for m in _PIECE_SENTENCE.finditer(view.text, lo, hi):
+                if says_something(m.group(), _STEMS, view.channel):
+                    found.append((m.start(), m.end(), "hidden"))
+    return found
 
 
 def stems() -> frozenset[str]:
