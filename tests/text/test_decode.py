@@ -339,7 +339,11 @@ def test_a_rot13_mention_alone_rotates_into_nothing_flagged():
 
 
 _ALPHABET = st.sampled_from(
-    [*"abcdefgIOE 0134579%&#;\\ux=+/.-_|\n", "\u200b", "\u202e", "о", "ｓ", "\U000e0041", "é", "&#105;", "%69"]
+    [
+        *"abcdefgIOE 0134579%&#;\\ux=+/.-_|\n,",
+        *("\u200b", "\u200c", "\u2060", "\ufe0f", "\U000e0154", "\u202e", "о", "ｓ", "\U000e0041", "é"),
+        *("&#105;", "%69", "01101001 ", "105, ", ".. ", "eht ", "wkh ", "MFRGG", "gur "),
+    ]
 )
 
 
