@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from urllib.parse import unquote
 
-__all__ = ["CARRIERS", "CHANNELS", "CONCEALING", "View", "decoded_spans", "says_something", "views"]
+__all__ = ["CARRIERS", "CHANNELS", "CONCEALING", "MORSE_CODE", "View", "decoded_spans", "says_something", "views"]
 
 #: the channels a view can come from, in the order they are tried
 CHANNELS = (
@@ -508,46 +508,11 @@ def _charcodes(text: str) -> View | None:
     return _rewrite(text, _CHARCODES, decode, "charcodes")
 
 
-_MORSE_TABLE = dict(
+#: Morse code: the letter or digit each code stands for
+MORSE_CODE = dict(
     zip(
-        [
-            ".-",
-            "-...",
-            "-.-.",
-            "-..",
-            ".",
-            "..-.",
-            "--.",
-            "....",
-            "..",
-            ".---",
-            "-.-",
-            ".-..",
-            "--",
-            "-.",
-            "---",
-            ".--.",
-            "--.-",
-            ".-.",
-            "...",
-            "-",
-            "..-",
-            "...-",
-            ".--",
-            "-..-",
-            "-.--",
-            "--..",
-            "-----",
-            ".----",
-            "..---",
-            "...--",
-            "....-",
-            ".....",
-            "-....",
-            "--...",
-            "---..",
-            "----.",
-        ],
+        ".- -... -.-. -.. . ..-. --. .... .. .--- -.- .-.. -- -. --- .--. --.- .-. ... - ..- ...- .-- -..- -.-- "  # noqa: SIM905
+        "--.. ----- .---- ..--- ...-- ....- ..... -.... --... ---.. ----.".split(),
         "abcdefghijklmnopqrstuvwxyz0123456789",
         strict=True,
     )
@@ -561,7 +526,7 @@ def _morse(text: str) -> View | None:
     def decode(m: re.Match[str]) -> str | None:
         words = []
         for word in re.split(r"[ ]*/[ ]*|[ ]{3,}", m.group()):
-            letters = [_MORSE_TABLE.get(code) for code in word.split()]
+            letters = [MORSE_CODE.get(code) for code in word.split()]
             if None in letters:
                 return None
             words.append("".join(letters))  # type: ignore[arg-type]
@@ -618,52 +583,8 @@ def _selectors(text: str) -> View | None:
 
 #: the commonest English words, to tell a sentence from letters
 FUNCTION_WORDS = frozenset(
-    [
-        "the",
-        "a",
-        "an",
-        "to",
-        "of",
-        "and",
-        "or",
-        "in",
-        "on",
-        "for",
-        "with",
-        "from",
-        "by",
-        "at",
-        "as",
-        "is",
-        "are",
-        "be",
-        "this",
-        "that",
-        "it",
-        "you",
-        "your",
-        "all",
-        "any",
-        "every",
-        "now",
-        "then",
-        "not",
-        "no",
-        "do",
-        "if",
-        "when",
-        "me",
-        "my",
-        "we",
-        "our",
-        "us",
-        "they",
-        "them",
-        "their",
-        "its",
-        "into",
-        "only",
-    ]
+    "the a an to of and or in on for with from by at as is are be this that it you "  # noqa: SIM905
+    "your all any every now then not no do if when me my we our us they them their its into only".split()
 )
 #: common English words written backwards: one of them among a text's words opens the check
 _BACKWARDS = frozenset(
@@ -742,35 +663,8 @@ def _cipher(text: str, words: list[str]) -> View | None:
 
 #: the first words of a sentence that reports (a subject, a greeting), not one that orders
 REPORT_OPENERS = frozenset(
-    [
-        "the",
-        "a",
-        "an",
-        "this",
-        "that",
-        "these",
-        "those",
-        "it",
-        "its",
-        "he",
-        "she",
-        "they",
-        "we",
-        "i",
-        "our",
-        "their",
-        "his",
-        "her",
-        "my",
-        "there",
-        "here",
-        "some",
-        "hello",
-        "hi",
-        "hey",
-        "dear",
-        "thanks",
-    ]
+    "the a an this that these those it its he she they we "  # noqa: SIM905
+    "i our their his her my there here some hello hi hey dear thanks".split()
 )
 
 

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctxassembly import Safety, assemble
-from ctxassembly.text.decode import CARRIERS, CHANNELS, CONCEALING, View, says_something, views
+from ctxassembly.text.decode import CARRIERS, CHANNELS, CONCEALING, MORSE_CODE, View, says_something, views
 from ctxassembly.text.injection import find_injections, stems
 from ctxassembly.text.injection_model import builtin
 from tests.conftest import chunks, context
@@ -57,40 +57,7 @@ def _selectors(s: str) -> str:
     return "\U0001f600" + "".join(chr(0xFE00 + c) if c < 16 else chr(0xE0100 + c - 16) for c in s.encode())
 
 
-_MORSE = dict(
-    zip(
-        "abcdefghijklmnopqrstuvwxyz",
-        [
-            ".-",
-            "-...",
-            "-.-.",
-            "-..",
-            ".",
-            "..-.",
-            "--.",
-            "....",
-            "..",
-            ".---",
-            "-.-",
-            ".-..",
-            "--",
-            "-.",
-            "---",
-            ".--.",
-            "--.-",
-            ".-.",
-            "...",
-            "-",
-            "..-",
-            "...-",
-            ".--",
-            "-..-",
-            "-.--",
-            "--..",
-        ],
-        strict=True,
-    )
-)
+_MORSE = {letter: code for code, letter in MORSE_CODE.items()}
 
 
 def _morse(s: str) -> str:
