@@ -895,18 +895,11 @@ def _notice(plain: str, low: str, tokens: set[str] | None = None) -> int | None:
 
 # --- hidden channels ------------------------------------------------------------------
 
-# what hides an element from the page's reader: a style (none, hidden, size or opacity 0,
-# white, pushed off screen), the ``hidden`` attribute, or SVG text drawn at size or opacity 0
-_HIDING = (
-    r"(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0|opacity\s*:\s*0|"
-    r"color\s*:\s*(?:white|#fff\b|#ffffff)|(?:left|top|text-indent)\s*:\s*-\d{3,}|\shidden(?=[\s>=/])|"
-    r"\s(?:opacity|font-size)\s*=\s*[\"']?0(?:\.0+)?[\"'\s>/]|\sfill\s*=\s*[\"']?none)"
-)
 _COMMENTS = re.compile(
     r"<!--.*?(?:-->|\Z)|\[//\]:\s*#\s*\(.*?\)|\[comment\]:\s*#\s*\(.*?\)"
     r"|(?m:^[ \t]*\.\.[ \t]+(?![\w:.+-]+::|_|\[|\||\w+:\s)[^\n]*(?:\n[ \t]+[^\n]+)*)"
-    rf"|<(span|div|p|font|section|aside|small|text|tspan|label|li|td|b|i|em|strong)\b[^>]*{_HIDING}[^>]*>.*?</\1>"
-    r"|<noscript\b[^>]*>.*?</noscript>",
+    r"|<(?:span|div|p|font)\b[^>]*(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0|opacity\s*:\s*0|"
+    r"color\s*:\s*(?:white|#fff\b|#ffffff)|\shidden(?=[\s>=/]))[^>]*>.*?</(?:span|div|p|font)>",
     re.S,
 )
 _COMMENT_NEEDLES = (
@@ -920,14 +913,6 @@ _COMMENT_NEEDLES = (
     "opacity",
     "color",
     "hidden",
-    "left:",
-    "left :",
-    "top:",
-    "top :",
-    "text-indent",
-    "fill=",
-    "fill =",
-    "<noscript",
 )
 # a comment that speaks to its reader: second person or a model noun, plus a verb of answering
 _SPEAKS = re.compile(rf"\b(?:you|your|du|tu|vous|users?|readers?|{_MODEL})\b")
@@ -935,13 +920,6 @@ _SPEAKS = re.compile(rf"\b(?:you|your|du|tu|vous|users?|readers?|{_MODEL})\b")
 _INVISIBLE_ELEMENT = re.compile(
     r"<(?:span|div|p|font)\b[^>]*(?:(?:display|visibility|font-size|opacity|color)\s*:|\shidden(?=[\s>=/]))"
 )
-# the other ways of hiding (off screen, SVG text at nothing, more tags) are also how pages
-# hide text for screen readers: they count when the text orders (a link pushed off screen
-# is a skip link, "Skip to main content", and is left alone)
-_UNSEEN_ELEMENT = re.compile(
-    rf"<(?:span|div|p|font|section|aside|small|text|tspan|label|li|td|b|i|em|strong)\b[^>]*{_HIDING}"
-)
-_MARKUP_TAG = re.compile(r"<[^>]*>")
 _ANSWERING = re.compile(
     r"\b(?:answer|reply|respond|say|tell|state|claim|output|cite|mention|ignore|disregard|forget|recommend|"
     r"antworte|sage|ignoriere|réponds|répondez|dis|dites|responde|di|ignora)\b"
@@ -1289,13 +1267,7 @@ def _comment_spans(text: str, low: str) -> list[tuple[int, int]]:
         body = _unmask(raw)
         body_low = _lower(body)
         tokens = _tokens(body_low)
-        invisible = len(_LETTERS.findall(body_low)) > 6 and (
-            _INVISIBLE_ELEMENT.match(body_low) is not None
-            or (
-                _UNSEEN_ELEMENT.match(body_low) is not None
-                and any(says_something(p, _STEMS) for p in _PIECE_SENTENCE.findall(_MARKUP_TAG.sub(" ", body)))
-            )
-        )
+        invisible = _INVISIBLE_ELEMENT.match(body_low) is not None and len(_LETTERS.findall(body_low)) > 6
         speaks = _SPEAKS.search(body_low)
         answering = speaks is not None and _ANSWERING.search(body_low, max(0, speaks.start() - 60), speaks.end() + 60)
         if (
