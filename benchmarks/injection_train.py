@@ -39,7 +39,11 @@ trained on.
 
     python benchmarks/injection_train.py [--write] [--shapes] [--langs] [--writers] [--base PATH] [--corpus PATH ...]
 
-``--write`` saves the final model to ``ctxassembly/data/injection_model.npz``.
+``--write`` saves the final model to ``ctxassembly/data/injection_model.npz`` (``--out PATH``:
+elsewhere). The training reads nothing from the running environment (other projects' docs
+come from ``data/installed/``), so a retrain rebuilds the shipped file byte for byte; a
+slow test holds it (``tests/test_injection_retrain.py``): a change to the rules, whose
+verdict is a feature, needs ``--write`` after it.
 """
 
 from __future__ import annotations
@@ -355,7 +359,8 @@ def _cells(rec: dict[str, float]) -> list[str]:
 def main(argv: list[str] | None = None) -> int:  # noqa: PLR0915 (a report, read top to bottom)
     global C, NB  # noqa: PLW0603 (one run, one regularisation and one scaling)
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--write", action="store_true")
+    ap.add_argument("--write", action="store_true", help=f"save the final model to {OUT.relative_to(ROOT)}")
+    ap.add_argument("--out", type=Path, help="save the final model here instead (the shipped file stays)")
     ap.add_argument(
         "--target", type=float, default=TARGET_FALSE_FLAGS, help="chunk false-flag rate the threshold allows per corpus"
     )
@@ -552,9 +557,10 @@ def main(argv: list[str] | None = None) -> int:  # noqa: PLR0915 (a report, read
         n, _, both = false_flags(model, pseudo_chunks([r for r in real if r["lang"] == code]))
         by_lang.append(f"{code} {both}/{n}")
     print("real-text chunks flagged per language: " + ", ".join(by_lang))
-    if args.write:
-        model.save(OUT)
-        print(f"\nwrote {OUT} ({OUT.stat().st_size / 1024:.0f} KiB)")
+    if args.write or args.out:
+        out = args.out or OUT
+        model.save(out)
+        print(f"\nwrote {out} ({out.stat().st_size / 1024:.0f} KiB)")
     return 0
 
 
