@@ -204,12 +204,6 @@ def detection(payloads: list[dict[str, str]], hosts: list[str]) -> tuple[dict[st
     return stats, misses
 
 
-def installed_docs() -> list[dict[str, object]]:
-    """The long descriptions of installed distributions, in chunks of ~1,500 characters, as
-    pinned in ``data/installed/`` (:mod:`installed_texts`; ``--snapshot`` there retakes them)."""
-    return readmes()
-
-
 #: the labels a corpus row carries that the context shows (scanned like text)
 LABEL_KEYS = ("title", "section", "version", "source", "url")
 
@@ -219,7 +213,7 @@ def false_positives(path: Path | None, verbose: bool) -> tuple[int, Counter[str]
     ``label`` counts the chunks flagged through a label)."""
     n, flagged, by_class = 0, 0, Counter[str]()
     t = time.perf_counter()
-    for row in read_jsonl(path) if path is not None else installed_docs():
+    for row in read_jsonl(path) if path is not None else readmes():
         text = str(row["text"])
         n += 1
         spans = detect(text)

@@ -1190,7 +1190,6 @@ def write_lexicon() -> dict[str, list[str]]:
 # --- negatives -----------------------------------------------------------------------------
 
 
-#: words that make a documentation sentence a near miss: it talks about what injections use
 def half(chunk_id: str) -> int:
     """A chunk's half of a corpus (0 or 1), stable across runs: train on one, judge on the other."""
     return hashlib.sha1(chunk_id.encode()).digest()[0] & 1

@@ -20,8 +20,10 @@ import random
 import time
 
 import numpy as np
-from injection_data import DEV, FAMILIES, TRIGGER, _sentences, build, half
+from injection_data import DEV, FAMILIES, build, half
 from injection_train import BAR_CORPORA, fit, matrix
+from installed_texts import TRIGGER
+from installed_texts import sentences as _sentences
 from sklearn.linear_model import LogisticRegression
 
 from ctxassembly.jsonl import read_jsonl

@@ -57,8 +57,9 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
-from injection import installed_docs, survives
+from injection import survives
 from injection_data import DEV, FAMILIES, build, half, translations
+from installed_texts import readmes
 from scipy import sparse
 from scipy.optimize import minimize
 from sklearn.linear_model import LogisticRegression
@@ -247,10 +248,10 @@ READMES_BAR = "half 0"
 
 
 def readme_halves() -> tuple[list[str], list[str]]:
-    """The installed distributions' READMEs (:func:`installed_docs`), split by package name:
+    """The installed distributions' READMEs (:func:`installed_texts.readmes`), split by package name:
     the chunks of the packages of half 0, then those of half 1."""
     out: tuple[list[str], list[str]] = ([], [])
-    for r in installed_docs():
+    for r in readmes():
         out[half(str(r["id"]).split("#", 1)[0])].append(str(r["text"]))
     return out
 

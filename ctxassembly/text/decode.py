@@ -147,30 +147,18 @@ def _rewrite(
 ) -> View | None:
     """The view of ``text`` with each match of ``pattern`` replaced by ``decode(match)``
     (a match it returns ``None`` for stays as it is)."""
-    b = _Builder(text)
-    last = 0
-    changed = False
-    for m in pattern.finditer(text):
-        piece = decode(m)
-        if piece is None:
-            continue
-        b.copy(last, m.start())
-        b.put(piece, m.start(), m.end())
-        last = m.end()
-        changed = True
-    if not changed:
-        return None
-    b.copy(last, len(text))
-    return b.view(channel)
+    pieces = [(m.start(), m.end(), piece) for m in pattern.finditer(text) if (piece := decode(m)) is not None]
+    return _pieces(text, pieces, channel)
 
 
-def _reads_as_text(s: str) -> bool:
-    """Mostly printable, mostly letters and spaces, several words: prose, not bytes."""
-    if len(s) < 8 or not s.isprintable():
+def _reads_as_text(s: str, *, words: int = 3, least: int = 8) -> bool:
+    """Mostly printable, mostly letters and spaces, several words (``words``, in ``least``
+    characters or more): prose, not bytes."""
+    if len(s) < least or not s.isprintable():
         return False
     letters = sum(ch.isalpha() for ch in s)
     spaces = s.count(" ")
-    return spaces >= 2 and (letters + spaces) >= 0.75 * len(s)
+    return spaces >= words - 1 and (letters + spaces) >= 0.75 * len(s)
 
 
 # --- unicode: invisible characters, compatibility forms, look-alike letters -------------
@@ -458,9 +446,7 @@ def _text_of(data: bytes) -> str | None:
 
 def _reads_as_words(s: str) -> bool:
     """Printable, two words or more, mostly letters and spaces."""
-    if len(s) < 5 or " " not in s or not s.isprintable():
-        return False
-    return sum(ch.isalpha() or ch == " " for ch in s) >= 0.75 * len(s)
+    return _reads_as_text(s, words=2, least=5)
 
 
 _BINARY = re.compile(r"(?<![01])[01]{8}(?:[ ,;]?[01]{8}){3,}(?![01])")
@@ -606,10 +592,10 @@ def _reversed(text: str, words: list[str]) -> View | None:
     at = 0
     for line in text.splitlines(keepends=True):
         body = line.rstrip("\r\n")
-        words = _WORDS.findall(body.lower())
-        if len(words) >= 4:
+        line_words = _WORDS.findall(body.lower())
+        if len(line_words) >= 4:
             back = body[::-1]
-            ahead, behind = _known(words), _known(_WORDS.findall(back.lower()))
+            ahead, behind = _known(line_words), _known(_WORDS.findall(back.lower()))
             if behind >= 2 and behind > ahead:
                 pieces.append((at, at + len(body), back))
         at += len(line)
@@ -649,13 +635,13 @@ def _cipher(text: str, words: list[str]) -> View | None:
         return None
     pieces = []
     for m in _LETTER_RUN.finditer(text):
-        words = _WORDS.findall(m.group().lower())
-        if _known(words):
+        run_words = _WORDS.findall(m.group().lower())
+        if _known(run_words):
             continue
         for i in sorted(tables):
             back = m.group().translate(_BACK[i])
             known = _known(_WORDS.findall(back.lower()))
-            if known >= 2 and 4 * known >= len(words):
+            if known >= 2 and 4 * known >= len(run_words):
                 pieces.append((m.start(), m.end(), back))
                 break
     return _pieces(text, pieces, "cipher")
