@@ -394,7 +394,7 @@ class Options:
         metadata=_meta(
             _optional(_number(0, open_low=True, high=1)),
             "Largest budget share one chunk may fill whole before it is cut to its best passages "
-            "(never below 200 tokens); what the chosen chunks leave of the budget goes back to the cut ones "
+            "(never below 250 tokens); what the chosen chunks leave of the budget goes back to the cut ones "
             "(the whole chunk, or more blocks beside its match); `None`: never cut.",
         ),
     )

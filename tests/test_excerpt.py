@@ -1,6 +1,7 @@
 import pytest
 
 from ctxassembly import ConfigError, Excerpt
+from ctxassembly.stages.excerpt import MIN_TOKENS
 from ctxassembly.text.structure import structure
 from tests.conftest import chunks, context
 
@@ -15,8 +16,8 @@ def test_a_large_chunk_is_cut_to_a_window_around_its_matching_block_verbatim():
     out = Excerpt(0.4).run(chunks(("a", TEXT)), ctx)
     text = out[0].text
     assert "The default retry limit is 5 attempts." in text
-    # the cap is the 200-token floor: the match's neighbours fill it, the one after it first
-    assert ctx.count_tokens(text) <= 200
+    # the cap is the floor (MIN_TOKENS, 250): the match's neighbours fill it, the one after it first
+    assert ctx.count_tokens(text) <= MIN_TOKENS
     assert text.index("The default retry limit") < text.index("* item one")
     assert text.startswith("[…]")
     assert text.endswith("[…]")
@@ -54,7 +55,7 @@ MD_SETTINGS = "\n\n".join(
 def test_the_window_around_a_match_keeps_a_value_no_question_word_names(text: str, value: str) -> None:
     ctx = context("What is the timeout when waiting for a new worker process to start up?", budget=800)
     out = Excerpt().run(chunks(("a", text)), ctx)
-    assert ctx.count_tokens(text) > 200  # cut: the chunk is over its share (200 tokens here)
+    assert ctx.count_tokens(text) > MIN_TOKENS  # cut: the chunk is over its share (250 tokens here)
     assert "waiting for a new worker process" in out[0].text
     assert value in out[0].text
 
