@@ -363,3 +363,32 @@ def test_a_cut_keeps_a_code_fence_whole_or_leaves_it_out() -> None:
     assert ctx.count_tokens(out[0].text) < ctx.count_tokens(text)  # cut
     assert fence in out[0].text
     assert sum(line.startswith("```") for line in out[0].text.splitlines()) == 2
+
+
+# Tabs of one example in several shells: each tab label and its code-block line are markup
+# alone, and the commands sit two levels under them.
+TABS = (
+    _pad(3)
+    + "\n\nSet the variable in your shell before you start the worker:\n\n.. tabs::\n\n"
+    + "".join(
+        f"   .. tab:: {shell}\n\n      .. code-block:: text\n\n         {command}\n         $ worker start\n\n"
+        for shell, command in (
+            ("Bash", "$ export WORKER_QUEUE=high"),
+            ("Fish", "$ set -x WORKER_QUEUE high"),
+            ("PowerShell", "> $env:WORKER_QUEUE = 'high'"),
+        )
+    )
+    + _pad(3)
+)
+
+
+def test_a_directive_line_is_never_kept_without_the_body_it_introduces() -> None:
+    ctx = context("How do I set the worker queue variable in the fish shell?", budget=400)
+    out = Excerpt(0.25, min_tokens=60).run(chunks(("a", TABS)), ctx)
+    text = out[0].text
+    assert ctx.ledger[out[0].index].cut.by == ("excerpt",)
+    assert "$ set -x WORKER_QUEUE high" in text  # the matched tab keeps its command
+    lines = [ln.strip() for ln in text.split("\n") if ln.strip()]
+    for i, line in enumerate(lines):  # no directive line stands right before a gap or at the end
+        if line.startswith(".. ") and line.endswith(("::", ":: text")) or line.startswith(".. tab::"):
+            assert i + 1 < len(lines) and lines[i + 1] != "[…]", text

@@ -16,7 +16,8 @@ so the body of a matched name ranks with the name. Blocks are kept best-first wh
 fit the chunk's share, each **with its owners** (the name a value belongs to) and, when
 it owns blocks, **with its first child** (the value a name has; under a heading, a
 one-line first block such as ``Default: 1209600``): a matched term is never separated
-from its value. What room the share has left then goes to the blocks **beside** the kept
+from its value, and a directive line (``.. tab:: Windows``, ``.. code-block:: text``) never
+from the body it introduces. What room the share has left then goes to the blocks **beside** the kept
 ones, nearest the best match first (the one after it before the one before it), so a cut
 keeps contiguous windows: the value, the list a sentence leads into or the rest of an
 entry that no question word names sits next to the sentence that matched. Once select
@@ -415,10 +416,22 @@ def _grow(
             return
 
 
+def _body_of_marks(tree: Sequence[Block], x: int | None, text: str) -> list[int]:
+    """The first child of ``x`` when ``x`` is markup alone (``.. code-block:: text``, a tab's
+    ``.. tab:: Windows``), and so on down while the child is markup too: the body a chain of
+    directive lines introduces, without which they show nothing."""
+    out = []
+    while x is not None and tree[x].first_child is not None and is_mark(text[tree[x].start : tree[x].end]):
+        x = tree[x].first_child
+        out.append(x)
+    return out
+
+
 def _with_owners(tree: Sequence[Block], j: int, text: str) -> set[int]:
     """``j``, the chain of short blocks that own it (the names it belongs to), and, when ``j``
     owns blocks, its first child (the value of the name); a heading brings its marks and a
-    one-line first block."""
+    one-line first block; a directive line (``j`` or that first child) brings the body under
+    it (:func:`_body_of_marks`)."""
     group = {j}
     b = tree[j]
     # a short block is a name and its first child its value; a long one is prose whose
@@ -427,6 +440,8 @@ def _with_owners(tree: Sequence[Block], j: int, text: str) -> set[int]:
     for x in (first, b.label, b.value):
         if x is not None:
             group.add(x)
+    for x in (j, first):  # a directive line says only what kind its body is: the body comes too
+        group.update(_body_of_marks(tree, x, text))
     if b.is_heading:
         # a heading is a name too: its status marks go with it, and so does its first block
         # when that is one line (``Default: 1209600`` under a setting's heading: its value)
