@@ -19,7 +19,7 @@ from ctxassembly.text.injection_model import (
     featurize,
     sentence_bounds,
 )
-from tests.conftest import chunks, context
+from tests.conftest import DEV_CORPORA, chunks, context
 
 pytestmark = pytest.mark.unit
 
@@ -178,7 +178,7 @@ def test_another_languages_signal_weights_round_trip_and_move_only_its_sentences
 
 def test_false_flags_of_rules_and_model_stay_under_the_target_on_every_dev_corpus(dev_data):
     model = builtin()
-    for name in ("django", "pytest"):
+    for name in DEV_CORPORA:
         texts = [str(r["text"]) for r in dev_data.corpus(name)]
         rules = [find_injections(t) for t in texts]
         learned = []
