@@ -50,7 +50,7 @@ from ctxassembly.stages.extract import Extract
 from ctxassembly.stages.horizon import Depth, Horizon
 from ctxassembly.stages.merge import Merge
 from ctxassembly.stages.prune import Prune
-from ctxassembly.stages.relevance import Relevance
+from ctxassembly.stages.relevance import ORDER_K, Relevance
 from ctxassembly.stages.rerank import Rerank
 from ctxassembly.stages.safety import Safety
 from ctxassembly.stages.select import Select
@@ -323,6 +323,14 @@ class Options:
         default=60.0,
         metadata=_meta(_number(0, open_low=True), "The `k` of reciprocal rank fusion of the relevance signals."),
     )
+    order_k: float | None = field(
+        default=ORDER_K,
+        metadata=_meta(
+            _optional(_number(0, open_low=True)),
+            "The `k` of the retriever's order alone, its weight scaled by `order_k / rrf_k`: the first hit "
+            "counts as with `rrf_k`, the places below it less; `None`: `rrf_k`.",
+        ),
+    )
     none_score: NonePolicy = field(
         default="rank",
         metadata=_meta(
@@ -553,6 +561,7 @@ class Options:
                 min_score=self.min_score,
                 weights=self.weights,
                 rrf_k=self.rrf_k,
+                order_k=self.order_k,
                 none_score=self.none_score,
                 top_k=self.top_k,
             ),

@@ -27,7 +27,7 @@ def test_threshold_drops_below_and_records_it():
 
 def test_lexical_and_order_fuse():
     # order says a then b, lexical says b then the rest: 1/60 + 1/61 each, a tie kept in incoming order
-    out = Relevance(weights={"order": 1, "lexical": 1}).run(scored(), context("retry limit"))
+    out = Relevance(weights={"order": 1, "lexical": 1}, order_k=None).run(scored(), context("retry limit"))
     assert [c.id for c in out][:2] == ["a", "b"]
     assert out[0].score == out[1].score
     assert Relevance().run(scored(), context("retry limit"))[0].id == "b"  # the default: lexical 2
@@ -49,8 +49,17 @@ def test_order_only_keeps_the_incoming_order():
 
 def test_repeated_texts_do_not_push_others_down():
     cs = chunks(("a", "x"), ("a2", "x"), ("b", "y"))
-    out = Relevance(weights={"order": 1}).run(cs, context())
+    out = Relevance(weights={"order": 1}, order_k=None).run(cs, context())
     assert [c.score for c in out][1:] == pytest.approx([1 / 60, 1 / 61], abs=1e-6)  # a2 ties a; b is 2nd text
+
+
+def test_the_retrievers_head_counts_as_before_and_the_places_below_it_less():
+    # order_k (default ORDER_K, 30): the order signal's first place still counts 1/60, the
+    # next ones fall off as 1/(2 * (30 + rank)), faster than 1/(60 + rank)
+    cs = chunks(("a", "x"), ("b", "y"), ("c", "z"))
+    out = Relevance(weights={"order": 1}).run(cs, context())
+    assert [c.score for c in out] == pytest.approx([1 / 60, 1 / 62, 1 / 64], abs=1e-6)
+    assert Relevance(order_k=60).order_k == Relevance(order_k=None).order_k == 60
 
 
 @pytest.mark.parametrize(("policy", "expect"), [("drop", {2: "missing_score"}), ("rank", {})])
@@ -84,6 +93,7 @@ def test_empty_and_one():
         ({"weights": {"order": 0}}, "at least one"),
         ({"none_score": "skip"}, "none_score must be"),
         ({"rrf_k": 0}, "rrf_k must be positive"),
+        ({"order_k": 0}, "order_k must be positive"),
         ({"top_k": 0}, "top_k must be"),
     ],
 )

@@ -420,10 +420,13 @@ def _body_of_marks(tree: Sequence[Block], x: int | None, text: str) -> list[int]
     """The first child of ``x`` when ``x`` is markup alone (``.. code-block:: text``, a tab's
     ``.. tab:: Windows``), and so on down while the child is markup too: the body a chain of
     directive lines introduces, without which they show nothing."""
-    out = []
-    while x is not None and tree[x].first_child is not None and is_mark(text[tree[x].start : tree[x].end]):
-        x = tree[x].first_child
-        out.append(x)
+    out: list[int] = []
+    while x is not None and is_mark(text[tree[x].start : tree[x].end]):
+        child = tree[x].first_child
+        if child is None:
+            break
+        out.append(child)
+        x = child
     return out
 
 

@@ -25,13 +25,20 @@ from ctxassembly.pipeline import Context, StageBase
 from ctxassembly.text.lexical import Lexical, text_classes, without_markup
 from ctxassembly.text.structure import definitions
 
-__all__ = ["SIGNALS", "Relevance"]
+__all__ = ["ORDER_K", "SIGNALS", "Relevance"]
 
 # Chosen leave-one-corpus-out on two documentation corpora and re-checked on five
 # (``ctxassembly calibrate-weights``; the tables: benchmarks/README.md): four of five folds
 # prefer lexical 1 / define 1 on full-metadata recall, but across metadata modes it costs
 # three corpora and triples the wrong-version exposure, so this conservative default stays.
 DEFAULT_WEIGHTS: Mapping[str, float] = {"order": 1.0, "lexical": 2.0, "define": 2.0}
+
+#: the reciprocal-rank constant of the retriever's order (the other signals use ``rrf_k``):
+#: its weight is scaled by ``ORDER_K / rrf_k``, so the retriever's first hit counts as much
+#: as with ``rrf_k`` while the places below it count less. Chosen leave one corpus out on ten
+#: corpora (every fold chooses 30 of 20-60; the four corpora built held out gain 47 points,
+#: Django, pytest and PyMdown lose 28; benchmarks/README.md)
+ORDER_K = 30.0
 
 
 class Relevance(StageBase):
@@ -48,6 +55,10 @@ class Relevance(StageBase):
         Default: order 1, lexical 2, define 2 (chosen leave-one-corpus-out, re-checked on five corpora).
     :param rrf_k: the reciprocal-rank constant: ``sum(w / (rrf_k + rank))``. A small one
         trusts the head of each list more (the default 60 is measured in benchmarks/README.md).
+    :param order_k: the constant of the ``order`` signal alone, its weight scaled by
+        ``order_k / rrf_k`` so that its first place counts ``w / rrf_k`` whatever the
+        constant (default :data:`ORDER_K`: the retriever's head is trusted more than the
+        places below it). ``None``: ``rrf_k``, as for every other signal.
     :param none_score: policy for chunks whose score is ``None``.
     :param top_k: keep at most this many after ranking (``rank_cutoff``).
     :raises ConfigError: an unknown signal, negative weight or policy.
@@ -63,6 +74,7 @@ class Relevance(StageBase):
         min_score: float | None = None,
         weights: Mapping[str, float] | None = None,
         rrf_k: float = 60.0,
+        order_k: float | None = ORDER_K,
         none_score: NonePolicy = "rank",
         top_k: int | None = None,
     ) -> None:
@@ -78,11 +90,14 @@ class Relevance(StageBase):
             raise ConfigError(f"none_score must be 'rank', 'drop' or 'error', got {none_score!r}")
         if rrf_k <= 0:
             raise ConfigError(f"rrf_k must be positive, got {rrf_k!r}")
+        if order_k is not None and not order_k > 0:
+            raise ConfigError(f"order_k must be positive or None, got {order_k!r}")
         if top_k is not None and top_k < 1:
             raise ConfigError(f"top_k must be a positive int or None, got {top_k!r}")
         self.min_score = min_score
         self.weights = weights
         self.rrf_k = rrf_k
+        self.order_k = rrf_k if order_k is None else order_k
         self.none_score = none_score
         self.top_k = top_k
 
@@ -108,11 +123,13 @@ class Relevance(StageBase):
             values = self._signal(signal, live, ctx)
             # dense ranks: 0 = best, equal values share a rank, a missing value ranks last
             order = sorted(range(len(live)), key=lambda i: (values[i] is None, -(values[i] or 0.0), i))
+            k = self.order_k if signal == "order" else self.rrf_k
+            w = weight * k / self.rrf_k  # the first place counts weight / rrf_k whatever k is
             rank, prev = -1, object()
             for i in order:
                 if values[i] != prev:
                     rank, prev = rank + 1, values[i]
-                fused[i] += weight / (self.rrf_k + rank)
+                fused[i] += w / (k + rank)
         ranked = sorted(range(len(live)), key=lambda i: (-fused[i], i))  # ties: incoming order
         out = []
         ledger = ctx.ledger
