@@ -240,7 +240,7 @@ BAR_CORPORA = {
     **DEV,
     **{
         name: ROOT / "benchmarks" / "data" / name / "corpus.jsonl.xz"
-        for name in ("pymdown", "pip", "coverage", "markdown", "hatch", "flask")
+        for name in ("pymdown", "pip", "coverage", "markdown", "hatch", "flask", "alembic", "structlog")
     },
 }
 

@@ -663,11 +663,10 @@ _RULES += [
     _rule(
         "answer_forcing",
         r"\b(?:answer|reply|respond)\s+to\s+(?:every|any|all|each)\s+(?:question|query|message|prompt)s?\b"
-        r"|\b(?:and|but)\s+nothing\s+(?:else|more)\b"
         r"|\beven\s+if\s+(?:the\s+)?(?:user|person|reader|documentation|docs|question|source)\s+"
         r"(?:says|quotes|asks|insists|claims|shows|states|disagrees)",
-        _w("answer reply respond nothing even"),
-        _w("every any all each else more user person reader documentation docs question source"),
+        _w("answer reply respond even"),
+        _w("every any all each user person reader documentation docs question source"),
         lead=True,
     ),
     _rule(

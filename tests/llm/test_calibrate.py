@@ -81,6 +81,9 @@ def test_cli(dev_data: DevData, tmp_path: Path) -> None:
     assert "--near must be comma-separated numbers (or 'none'), got 'high'" in bad.output
 
 
+# a dev question may name another product's version (alembic: "SQLAlchemy 1.4"): the version stage
+# warns (AbsentVersionWarning) and answers for the latest, which is not this test's subject
+@pytest.mark.filterwarnings("ignore::ctxassembly.AbsentVersionWarning")
 def test_leave_one_corpus_out_chooses_on_the_others_and_judges_the_held_out(dev_data: DevData) -> None:
     from ctxassembly.eval.calibrate import loco
 
