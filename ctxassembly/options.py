@@ -50,7 +50,7 @@ from ctxassembly.stages.extract import Extract
 from ctxassembly.stages.horizon import Depth, Horizon
 from ctxassembly.stages.merge import Merge
 from ctxassembly.stages.prune import Prune
-from ctxassembly.stages.relevance import ORDER_K, Relevance
+from ctxassembly.stages.relevance import Relevance
 from ctxassembly.stages.rerank import Rerank
 from ctxassembly.stages.safety import Safety
 from ctxassembly.stages.select import Select
@@ -324,11 +324,11 @@ class Options:
         metadata=_meta(_number(0, open_low=True), "The `k` of reciprocal rank fusion of the relevance signals."),
     )
     order_k: float | None = field(
-        default=ORDER_K,
+        default=None,
         metadata=_meta(
             _optional(_number(0, open_low=True)),
             "The `k` of the retriever's order alone, its weight scaled by `order_k / rrf_k`: the first hit "
-            "counts as with `rrf_k`, the places below it less; `None`: `rrf_k`.",
+            "counts as with `rrf_k`, the places below it less (30 suits a strong hybrid retriever); `None`: `rrf_k`.",
         ),
     )
     none_score: NonePolicy = field(

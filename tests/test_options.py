@@ -70,7 +70,7 @@ CASES: dict[str, tuple[Any, Any, str]] = {
     "min_score": (0.5, "high", r"min_score must be a number"),
     "weights": ({"order": 1.0}, {"colour": 1.0}, r"weights: unknown relevance signal 'colour'"),
     "rrf_k": (10, 0, r"rrf_k must be a number in \(0, inf\)"),
-    "order_k": (None, -1, r"order_k must be a number in \(0, inf\)"),
+    "order_k": (30, -1, r"order_k must be a number in \(0, inf\)"),
     "none_score": ("drop", "zero", r"none_score must be one of"),
     "top_k": (5, 0, r"top_k must be an int >= 1"),
     "depth": (32, 0.5, r"depth must be a number in \[1, inf\)"),

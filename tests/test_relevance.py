@@ -53,13 +53,15 @@ def test_repeated_texts_do_not_push_others_down():
     assert [c.score for c in out][1:] == pytest.approx([1 / 60, 1 / 61], abs=1e-6)  # a2 ties a; b is 2nd text
 
 
-def test_the_retrievers_head_counts_as_before_and_the_places_below_it_less():
-    # order_k (default ORDER_K, 30): the order signal's first place still counts 1/60, the
-    # next ones fall off as 1/(2 * (30 + rank)), faster than 1/(60 + rank)
+def test_order_k_keeps_the_retrievers_head_and_lowers_the_places_below_it():
+    # order_k 30: the order signal's first place still counts 1/60, the next ones fall off
+    # as 1/(2 * (30 + rank)), faster than 1/(60 + rank); the default is plain RRF
     cs = chunks(("a", "x"), ("b", "y"), ("c", "z"))
-    out = Relevance(weights={"order": 1}).run(cs, context())
+    out = Relevance(weights={"order": 1}, order_k=30).run(cs, context())
     assert [c.score for c in out] == pytest.approx([1 / 60, 1 / 62, 1 / 64], abs=1e-6)
-    assert Relevance(order_k=60).order_k == Relevance(order_k=None).order_k == 60
+    plain = Relevance(weights={"order": 1}).run(chunks(("a", "x"), ("b", "y"), ("c", "z")), context())
+    assert [c.score for c in plain] == pytest.approx([1 / 60, 1 / 61, 1 / 62], abs=1e-6)
+    assert Relevance().order_k == Relevance(order_k=60).order_k == 60
 
 
 @pytest.mark.parametrize(("policy", "expect"), [("drop", {2: "missing_score"}), ("rank", {})])

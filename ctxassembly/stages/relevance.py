@@ -25,7 +25,7 @@ from ctxassembly.pipeline import Context, StageBase
 from ctxassembly.text.lexical import Lexical, text_classes, without_markup
 from ctxassembly.text.structure import definitions
 
-__all__ = ["ORDER_K", "SIGNALS", "Relevance"]
+__all__ = ["SIGNALS", "Relevance"]
 
 # Chosen leave-one-corpus-out on two documentation corpora and re-checked on five
 # (``ctxassembly calibrate-weights``; the tables: benchmarks/README.md): four of five folds
@@ -33,12 +33,6 @@ __all__ = ["ORDER_K", "SIGNALS", "Relevance"]
 # three corpora and triples the wrong-version exposure, so this conservative default stays.
 DEFAULT_WEIGHTS: Mapping[str, float] = {"order": 1.0, "lexical": 2.0, "define": 2.0}
 
-#: the reciprocal-rank constant of the retriever's order (the other signals use ``rrf_k``):
-#: its weight is scaled by ``ORDER_K / rrf_k``, so the retriever's first hit counts as much
-#: as with ``rrf_k`` while the places below it count less. Chosen leave one corpus out on ten
-#: corpora (every fold chooses 30 of 20-60; the four corpora built held out gain 47 points,
-#: Django, pytest and PyMdown lose 28; benchmarks/README.md)
-ORDER_K = 30.0
 
 
 class Relevance(StageBase):
@@ -57,8 +51,10 @@ class Relevance(StageBase):
         trusts the head of each list more (the default 60 is measured in benchmarks/README.md).
     :param order_k: the constant of the ``order`` signal alone, its weight scaled by
         ``order_k / rrf_k`` so that its first place counts ``w / rrf_k`` whatever the
-        constant (default :data:`ORDER_K`: the retriever's head is trusted more than the
-        places below it). ``None``: ``rrf_k``, as for every other signal.
+        constant: a smaller one trusts the retriever's head more than the places below it.
+        ``None`` (default): ``rrf_k``, as for every other signal. 30 lifts a hybrid
+        (BM25 + embeddings) retriever's lists on twelve corpora and costs a dense-only
+        retriever's (benchmarks/README.md): set it when your retriever is strong.
     :param none_score: policy for chunks whose score is ``None``.
     :param top_k: keep at most this many after ranking (``rank_cutoff``).
     :raises ConfigError: an unknown signal, negative weight or policy.
@@ -74,7 +70,7 @@ class Relevance(StageBase):
         min_score: float | None = None,
         weights: Mapping[str, float] | None = None,
         rrf_k: float = 60.0,
-        order_k: float | None = ORDER_K,
+        order_k: float | None = None,
         none_score: NonePolicy = "rank",
         top_k: int | None = None,
     ) -> None:
