@@ -34,7 +34,6 @@ __all__ = ["SIGNALS", "Relevance"]
 DEFAULT_WEIGHTS: Mapping[str, float] = {"order": 1.0, "lexical": 2.0, "define": 2.0}
 
 
-
 class Relevance(StageBase):
     """Threshold on the score, then rank by weighted reciprocal-rank fusion of signals.
 
