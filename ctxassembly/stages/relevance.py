@@ -119,7 +119,8 @@ class Relevance(StageBase):
             # dense ranks: 0 = best, equal values share a rank, a missing value ranks last
             order = sorted(range(len(live)), key=lambda i: (values[i] is None, -(values[i] or 0.0), i))
             k = self.order_k if signal == "order" else self.rrf_k
-            w = weight * k / self.rrf_k  # the first place counts weight / rrf_k whatever k is
+            # the first place counts weight / rrf_k whatever k is (plain RRF: the weight as given)
+            w = weight if k == self.rrf_k else weight * k / self.rrf_k
             rank, prev = -1, object()
             for i in order:
                 if values[i] != prev:
