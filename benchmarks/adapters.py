@@ -106,8 +106,7 @@ _EMBEDDED: dict[str, Any] = {}
 def _dense_only(record: dict[str, Any]) -> list[dict[str, Any]]:
     import numpy as np
 
-    seen: set[str] = set()
-    cands = [dict(c) for c in record["candidates"] if not (c["id"] in seen or seen.add(c["id"]))]
+    cands = list({c["id"]: c for c in record["candidates"]}.values())  # a hybrid list repeats a chunk
     texts = [f"{c['section']}\n\n{c['text']}" if c.get("section") else c["text"] for c in cands]
     new = [t for t in dict.fromkeys([record["question"], *texts]) if t not in _EMBEDDED]
     if new:

@@ -27,7 +27,7 @@ def test_threshold_drops_below_and_records_it():
 
 def test_lexical_and_order_fuse():
     # order says a then b, lexical says b then the rest: 1/60 + 1/61 each, a tie kept in incoming order
-    out = Relevance(weights={"order": 1, "lexical": 1}, order_k=None).run(scored(), context("retry limit"))
+    out = Relevance(weights={"order": 1, "lexical": 1}).run(scored(), context("retry limit"))
     assert [c.id for c in out][:2] == ["a", "b"]
     assert out[0].score == out[1].score
     assert Relevance().run(scored(), context("retry limit"))[0].id == "b"  # the default: lexical 2
@@ -49,7 +49,7 @@ def test_order_only_keeps_the_incoming_order():
 
 def test_repeated_texts_do_not_push_others_down():
     cs = chunks(("a", "x"), ("a2", "x"), ("b", "y"))
-    out = Relevance(weights={"order": 1}, order_k=None).run(cs, context())
+    out = Relevance(weights={"order": 1}).run(cs, context())
     assert [c.score for c in out][1:] == pytest.approx([1 / 60, 1 / 61], abs=1e-6)  # a2 ties a; b is 2nd text
 
 
