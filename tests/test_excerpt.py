@@ -393,3 +393,32 @@ def test_a_directive_line_is_never_kept_without_the_body_it_introduces() -> None
         if line.startswith(".. ") and "::" in line:
             assert i + 1 < len(lines), text
             assert lines[i + 1] != "[…]", text
+
+
+# A section whose one paragraph is larger than a chunk's share: the heading alone fits it.
+EXTENSIONS = "## Extensions\n\n" + "\n".join(
+    f"The extension number {i} adds syntax for tables, footnotes and admonitions to the parser." for i in range(40)
+)
+
+
+def test_a_cut_that_would_keep_headings_and_gaps_alone_drops_the_chunk_instead() -> None:
+    ctx = context("Which extensions add tables?", budget=400)
+    assert ctx.count_tokens(EXTENSIONS) > 400  # no passage fits the share
+    both = chunks(("a", EXTENSIONS), ("b", "Tables come from the tables extension."))
+    out = Excerpt(0.25, min_tokens=60).run(both, ctx)
+    assert [c.id for c in out] == ["b"]  # not "## Extensions\n\n[…]": a fragment that shows nothing
+    (drop,) = ctx.report.fates
+    assert (drop.id, drop.stage, drop.reason) == ("a", "excerpt", "over_budget")
+    assert drop.detail == {"share": 100, "fits": "no passage"}
+
+
+def test_fit_never_returns_a_fragment_of_headings_markup_and_gaps() -> None:
+    # only the title matches the question, and what is under it is larger than the room
+    body = "\n".join(f"Line {i} of a long description of what each call does in detail." for i in range(30))
+    text = f"===================\nOperation Reference\n===================\n\n{body}\n\n{body}"
+    ctx = context("Where is the operation reference?")
+    c = chunks(("a", text))[0]
+    for limit in (20, 40, 80):
+        assert Excerpt(fit_min=10).fit(c, limit, ctx) is None  # not the title over a gap
+    frame = "## Extensions\n\n[…]\n\n.. note::\n\n[…]\n\n}\n```"  # an earlier cut: nothing but its frame
+    assert Excerpt(fit_min=10).fit(chunks(("b", frame))[0], 40, context("Which extensions add tables?")) is None

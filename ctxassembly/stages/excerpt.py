@@ -30,13 +30,15 @@ for the blocks that add something, and the block that must be in the fragment is
 match in text, not in a markup line (``.. code-block:: python`` names a kind, not a
 subject), unless only markup matches. A chunk under its share stays whole: short chunks
 are never cut for size. No text is rewritten; contiguous blocks keep the text between them, other cuts are
-marked with ``gap_marker``, and the chunk's labels and id stay.
+marked with ``gap_marker``, and the chunk's labels and id stay. A cut never shows headings,
+markup lines and gaps alone: a chunk none of whose passages fits its share leaves
+(``over_budget``, ``fits="no passage"``), and a fragment that would hold nothing else is not made.
 
 One thing leaves a chunk of any size: a **rival entry** (:mod:`ctxassembly.text.rivals`),
 a sibling definition written in the same sentence template as a better-matching one,
 with another name or value in its slot ("By default, this is set to ``200``" beside the
 ``100`` asked for). It goes with its name and everything under it; a chunk left with
-nothing that matches the question is dropped (``near_miss``, ``rival_of`` the winner's
+nothing but markup that matches the question is dropped (``near_miss``, ``rival_of`` the winner's
 chunk), and the report notes each chunk that lost a rival (``rival``).
 """
 
@@ -138,12 +140,17 @@ class Excerpt(StageBase):
             if i in gone:
                 ctx.report.note(self.name, "rival", id=c.id, index=c.index, rival_of=rival_of[i], blocks=len(gone[i]))
                 rest = [j for j in range(len(tree)) if j not in gone[i]]
-                if not any(s[j] > 0 for j in rest):
+                if not any(s[j] > 0 and _says(c.text, tree[j], self.gap_marker) for j in rest):
                     ctx.report.drop(c, self.name, Reason.NEAR_MISS, rival_of=rival_of[i])
                     out[i] = None
                     continue
             excluded = gone.get(i, frozenset())
             keep = choose(c.text, tree, s, cap, count, excluded=excluded) if i in large else None
+            if keep is not None and not any(_says(c.text, tree[j], self.gap_marker) for j in keep):
+                # headings and markup alone show nothing: no passage of it fits its share
+                ctx.report.drop(c, self.name, Reason.OVER_BUDGET, share=cap, fits="no passage")
+                out[i] = None
+                continue
             if keep is None and excluded:
                 keep = rest  # a chunk within its share (or nothing fits it): all but the rival
             if keep is None:
@@ -198,11 +205,23 @@ def fit(chunk: Chunk, limit: int, ctx: Context, *, fit_min: int = FIT_MIN, gap_m
     best = tree[top]
     if top not in keep and not (best.label in keep and ctx.count_tokens(text[best.start : best.end]) > limit):
         return None
-    new = write(text, tree, keep, gap_marker)
-    if new == chunk.text:
+    # headings, markup and gaps alone: a fragment that shows nothing
+    if (
+        not any(_says(text, tree[j], gap_marker) for j in keep)
+        or (new := write(text, tree, keep, gap_marker)) == chunk.text
+    ):
         return None
     # the blocks it holds are recorded for grow when they are blocks of the scored text
     return _cut(chunk, new, ctx, "fitted", keep if own else None)
+
+
+def _says(text: str, block: Block, gap_marker: str) -> bool:
+    """``block`` holds content: no heading, no markup line alone, no gap of an earlier cut,
+    not punctuation alone (the ``}`` and fence that close a code block)."""
+    piece = text[block.start : block.end]
+    if block.is_heading or piece.strip() == gap_marker or is_mark(piece):
+        return False
+    return any(ch.isalnum() for ch in piece)
 
 
 def _scored(chunk: Chunk, ctx: Context) -> tuple[str, tuple[Block, ...], np.ndarray, frozenset[int], bool]:

@@ -170,3 +170,18 @@ def test_through_the_assembler_the_near_miss_value_is_not_shown():
     assert "``50``" in res.text
     assert "``500``" not in res.text
     assert any(n["event"] == "rival" and n["id"] == "ref" for n in res.report.notes)
+
+
+def test_a_chunk_left_with_markup_alone_once_its_rival_leaves_is_a_near_miss():
+    question = "Which option refuses the removal of a record by raising GuardedError?"
+    entry = (
+        ".. attribute:: {}\n\n    Refuse the removal of a record by raising :exc:`{}`, a subclass of :exc:`StoreError`."
+    )
+    guard = entry.format("GUARD", "GuardedError") + "\n"
+    # a markup line that matches the question over the losing entry: once the entry leaves,
+    # the chunk would show ".. index:: removal" over a gap
+    lock = ".. index:: removal\n\n" + entry.format("LOCK", "LockedError")
+    ctx = context(question, budget=1000)
+    out = Excerpt().run(chunks(("guard", guard), ("lock", lock)), ctx)
+    assert [c.id for c in out] == ["guard"]
+    assert fates(ctx) == {1: "near_miss"}
