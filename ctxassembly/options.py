@@ -295,7 +295,8 @@ class Options:
             "With no version asked for, what is current: `site` the newest release of the docs a page belongs to "
             "(its location before the version segment), so a page that release lacks leaves as superseded "
             "(detail `absent_from`); `document` the newest version of each page among the candidates. Pages "
-            "versioned by a field alone have no site: theirs is the per-document latest.",
+            "versioned by a field alone have no site: another page with copies at a page's newest version and "
+            "at a newer one stands for it (with none, theirs is the per-document latest).",
         ),
     )
     subject_versions: bool = field(

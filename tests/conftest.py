@@ -51,8 +51,9 @@ def fates(ctx: Context) -> dict[int, str]:
 
 REPO = Path(__file__).resolve().parents[1]
 # Every dev corpus vendored in benchmarks/data/ (a test that pins one corpus's figures names it):
-# django, pytest, celery, coverage, flask, alembic and werkzeug in reST; black, pymdown, pip, markdown, hatch
-# and structlog in Markdown. The last seven were built held out and scored once before anything was chosen on them.
+# django, pytest, celery, coverage, flask, alembic and werkzeug in reST; black, pymdown, pip, markdown, hatch,
+# structlog and skbuild in Markdown. The last eight were built held out and scored once before anything was chosen
+# on them.
 DEV_CORPORA = (
     "django",
     "pytest",
@@ -67,6 +68,7 @@ DEV_CORPORA = (
     "alembic",
     "structlog",
     "werkzeug",
+    "skbuild",
 )
 
 

@@ -43,7 +43,7 @@ def test_target_from_the_question(question, target):
 
 def test_current_is_latest_per_document_family():
     ctx = context("what is the retry limit?")
-    out = VersionFilter().run(versioned(), ctx)
+    out = VersionFilter(latest="document").run(versioned(), ctx)
     assert [c.id for c in out] == ["a52", "old", "nov"]
     assert ctx.report.notes[0]["how"] == "current"
 
@@ -166,10 +166,21 @@ def test_each_site_has_its_own_newest_release():
     assert ctx.report.fate(4).detail["absent_from"] == "1.4"
 
 
-def test_a_version_field_alone_has_no_site():
-    # no location: nothing says two documents are one release of one set of docs
+def test_with_a_version_field_alone_the_pages_tell_the_release_line():
+    # no location, but "guide" has copies at 4.2 and at 5.2: the docs went on past 4.2, and
+    # "legacy", whose newest copy is 4.2, is missing from 5.2 (moved or removed)
     ctx = context("what is the retry limit?")
-    assert [c.id for c in VersionFilter().run(versioned(), ctx)] == ["a52", "old", "nov"]
+    assert [c.id for c in VersionFilter().run(versioned(), ctx)] == ["a52", "nov"]
+    assert ctx.report.fate(3).reason == "superseded"
+    assert ctx.report.fate(3).detail["absent_from"] == "5.2"
+    # two products in one store, no page in both: nothing says they are one set of docs
+    two = chunks(
+        {"id": "x3", "text": "chains run in order", "doc_id": "chains", "version": "0.3"},
+        {"id": "x2", "text": "chains ran in order", "doc_id": "chains", "version": "0.2"},
+        {"id": "y1", "text": "graphs run in steps", "doc_id": "graphs", "version": "0.1"},
+    )
+    ctx = context("how do they run?")
+    assert [c.id for c in VersionFilter().run(two, ctx)] == ["x3", "y1"]
 
 
 def test_bad_latest_scope_is_named():

@@ -11,7 +11,9 @@ location before its version segment), so a page that release lacks is superseded
 (``latest="site"``, the default), and where no location carries the version the latest
 version present per document family (the document's identity without its version: the
 location minus its version segment, else ``doc_id``; chunks without either form one
-family; ``latest="document"`` uses this for every chunk). A
+family; ``latest="document"`` uses this for every chunk), unless the pages themselves
+show the release line went on: a page whose newest copy is 4.2, beside another page with
+copies at 4.2 and 5.2, is missing from 5.2 and superseded as a site's page would be. A
 question that names a version no candidate can be matched to gets a report note.
 
 Text-only candidates carry no version, only change notes that give a *floor* ("New in
@@ -199,7 +201,8 @@ class VersionFilter(StageBase):
         segment), so a page missing from that release leaves as ``superseded`` (detail
         ``absent_from``); ``"document"`` the newest version of each page among the
         candidates. Pages whose version comes from a field alone, not a location, have no
-        site: theirs is always the per-document latest.
+        site: for them another page with copies at a page's newest version and at a newer
+        one stands for the site (with no such page, theirs is the per-document latest).
     :raises ConfigError: an unknown policy or a bad key list.
     """
 
@@ -309,6 +312,28 @@ class VersionFilter(StageBase):
             if order_key(top) > order_key(latest[fam]) and not matches(latest[fam], top):
                 latest[fam] = top
                 absent_from[fam] = top
+        # a version from a field alone gives no site: the pages themselves tell the release
+        # line. A page whose newest copy is v, beside another page with copies at v and at a
+        # newer release, is missing from that release (moved or removed), as above
+        lines: dict[str, set[str]] = {}  # page -> its field versions
+        for r in resolved:
+            if r.version and r.site is None and r.source == "field" and r.document and not _alias(r.version):
+                lines.setdefault(r.document, set()).add(r.version)
+        newest_of = {fam: max(vs, key=order_key) for fam, vs in lines.items()}
+        for fam in lines:
+            own = latest.get(fam)
+            if own is None or fam in absent_from:
+                continue
+            later = [
+                newest_of[f]
+                for f, vs in lines.items()
+                if f != fam and own in vs and order_key(newest_of[f]) > order_key(own)
+            ]
+            if later:
+                top = max(later, key=order_key)
+                if not matches(own, top):
+                    latest[fam] = top
+                    absent_from[fam] = top
         return absent_from
 
     def _unmatched(self, named: set[str], present: list[str], ctx: Context) -> tuple[str | None, str]:

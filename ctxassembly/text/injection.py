@@ -201,9 +201,12 @@ _LEAD_WORDS = frozenset(
 _AUXILIARIES = frozenset(
     "will would can could may might is are was were has have had does did wird werden kann peut va".split()  # noqa: SIM905
 )
+# a model named with others before the modal: "Language models and documentation bots must"
+_AND_OTHERS = r"(?:\s*(?:,|and|or|&|/)\s*(?:other\s+)?[\w-]+(?:\s+[\w-]+)?){0,2}"
 _OBLIGED = re.compile(
     rf"(?:\byou\s+(?:must|should|shall|need\s+to|have\s+to|are\s+(?:required|instructed|expected)\s+to|will)|"
-    rf"\b{_MODEL}\s+(?:must|should|shall|needs?\s+to|ha(?:s|ve)\s+to|are\s+to|is\s+to))\s+(?:now\s+|always\s+|also\s+)?$"
+    rf"\b{_MODEL}{_AND_OTHERS}\s+(?:must|should|shall|needs?\s+to|ha(?:s|ve)\s+to|are\s+to|is\s+to))"
+    rf"\s+(?:now\s+|always\s+|also\s+)?$"
 )
 
 

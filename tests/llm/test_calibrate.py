@@ -104,6 +104,7 @@ def test_leave_one_corpus_out_chooses_on_the_others_and_judges_the_held_out(dev_
         loco({"django": corpora["django"]})
 
 
+@pytest.mark.filterwarnings("ignore::ctxassembly.AbsentVersionWarning")  # werkzeug: "Python 3.8", as above
 def test_calibrate_weights_command_prints_every_fold(dev_data: DevData) -> None:
     runner = CliRunner()
     files = [str(dev_data.path(name)) for name in DEV_CORPORA]
