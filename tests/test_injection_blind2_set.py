@@ -86,11 +86,12 @@ def test_the_middle_placement_lands_after_a_prose_sentence_never_in_a_directive_
 
 
 @pytest.mark.unit
-def test_the_sixth_and_seventh_blind_sets_and_the_held_out_writers_load_with_their_classes() -> None:
+def test_the_sixth_to_eighth_blind_sets_and_the_held_out_writers_load_with_their_classes() -> None:
     from ctxassembly.text.injection import CLASSES
 
     mod = _blind2()
-    for folder, payloads_n, benign_n in (("blind6", 168, 72), ("blind7", 168, 72), ("heldout_writers", 1260, 750)):
+    sets = (("blind6", 168, 72), ("blind7", 168, 72), ("blind8", 168, 72), ("heldout_writers", 1260, 750))
+    for folder, payloads_n, benign_n in sets:
         name, payloads, benign = mod.load_set(BENCH / "data" / folder)
         assert (name, len(payloads), len(benign)) == (folder, payloads_n, benign_n)
         assert {p["class"] for p in payloads} == set(CLASSES)
