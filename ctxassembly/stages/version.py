@@ -319,21 +319,22 @@ class VersionFilter(StageBase):
         for r in resolved:
             if r.version and r.site is None and r.source == "field" and r.document and not _alias(r.version):
                 lines.setdefault(r.document, set()).add(r.version)
-        newest_of = {fam: max(vs, key=order_key) for fam, vs in lines.items()}
+        if len(lines) < 2:
+            return absent_from
+        reach: dict[str, str] = {}  # version -> the newest version of a page that has a copy at it
+        for vs in lines.values():
+            top = max(vs, key=order_key)
+            for v in vs:
+                if v not in reach or order_key(top) > order_key(reach[v]):
+                    reach[v] = top
         for fam in lines:
             own = latest.get(fam)
-            if own is None or fam in absent_from:
+            if own is None or fam in absent_from or own not in reach:
                 continue
-            later = [
-                newest_of[f]
-                for f, vs in lines.items()
-                if f != fam and own in vs and order_key(newest_of[f]) > order_key(own)
-            ]
-            if later:
-                top = max(later, key=order_key)
-                if not matches(own, top):
-                    latest[fam] = top
-                    absent_from[fam] = top
+            top = reach[own]
+            if order_key(top) > order_key(own) and not matches(own, top):
+                latest[fam] = top
+                absent_from[fam] = top
         return absent_from
 
     def _unmatched(self, named: set[str], present: list[str], ctx: Context) -> tuple[str | None, str]:
