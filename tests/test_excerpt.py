@@ -401,15 +401,15 @@ EXTENSIONS = "## Extensions\n\n" + "\n".join(
 )
 
 
-def test_a_cut_that_would_keep_headings_and_gaps_alone_drops_the_chunk_instead() -> None:
+def test_a_cut_that_would_keep_headings_and_gaps_alone_leaves_the_chunk_whole() -> None:
     ctx = context("Which extensions add tables?", budget=400)
-    assert ctx.count_tokens(EXTENSIONS) > 400  # no passage fits the share
+    assert ctx.count_tokens(EXTENSIONS) > 100  # its one passage is larger than the share
     both = chunks(("a", EXTENSIONS), ("b", "Tables come from the tables extension."))
     out = Excerpt(0.25, min_tokens=60).run(both, ctx)
-    assert [c.id for c in out] == ["b"]  # not "## Extensions\n\n[…]": a fragment that shows nothing
-    (drop,) = ctx.report.fates
-    assert (drop.id, drop.stage, drop.reason) == ("a", "excerpt", "over_budget")
-    assert drop.detail == {"share": 100, "fits": "no passage"}
+    # not "## Extensions\n\n[…]", a fragment that shows nothing: whole, as when nothing fits
+    assert [c.text for c in out] == [EXTENSIONS, "Tables come from the tables extension."]
+    assert ctx.ledger[out[0].index].cut is None
+    assert not ctx.report.fates
 
 
 def test_fit_never_returns_a_fragment_of_headings_markup_and_gaps() -> None:

@@ -31,8 +31,9 @@ match in text, not in a markup line (``.. code-block:: python`` names a kind, no
 subject), unless only markup matches. A chunk under its share stays whole: short chunks
 are never cut for size. No text is rewritten; contiguous blocks keep the text between them, other cuts are
 marked with ``gap_marker``, and the chunk's labels and id stay. A cut never shows headings,
-markup lines and gaps alone: a chunk none of whose passages fits its share leaves
-(``over_budget``, ``fits="no passage"``), and a fragment that would hold nothing else is not made.
+markup lines and gaps alone: a chunk none of whose passages fits its share stays whole for
+select to judge, as one with nothing that fits does, and a fragment that would hold nothing
+else is not made.
 
 One thing leaves a chunk of any size: a **rival entry** (:mod:`ctxassembly.text.rivals`),
 a sibling definition written in the same sentence template as a better-matching one,
@@ -147,10 +148,7 @@ class Excerpt(StageBase):
             excluded = gone.get(i, frozenset())
             keep = choose(c.text, tree, s, cap, count, excluded=excluded) if i in large else None
             if keep is not None and not any(_says(c.text, tree[j], self.gap_marker) for j in keep):
-                # headings and markup alone show nothing: no passage of it fits its share
-                ctx.report.drop(c, self.name, Reason.OVER_BUDGET, share=cap, fits="no passage")
-                out[i] = None
-                continue
+                keep = None  # headings and markup alone show nothing: as when nothing fits, select judges it whole
             if keep is None and excluded:
                 keep = rest  # a chunk within its share (or nothing fits it): all but the rival
             if keep is None:
