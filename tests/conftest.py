@@ -52,8 +52,8 @@ def fates(ctx: Context) -> dict[int, str]:
 REPO = Path(__file__).resolve().parents[1]
 # Every dev corpus vendored in benchmarks/data/ (a test that pins one corpus's figures names it):
 # django, pytest, celery, coverage, flask, alembic and werkzeug in reST; black, pymdown, pip, markdown, hatch,
-# structlog and skbuild in Markdown. The last eight were built held out and scored once before anything was chosen
-# on them.
+# structlog, skbuild and attrs in Markdown; click in both (reST releases, then MyST). The last ten were built held
+# out and scored once before anything was chosen on them.
 DEV_CORPORA = (
     "django",
     "pytest",
@@ -69,6 +69,8 @@ DEV_CORPORA = (
     "structlog",
     "werkzeug",
     "skbuild",
+    "attrs",
+    "click",
 )
 
 
