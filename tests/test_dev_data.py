@@ -13,9 +13,12 @@ from tests.conftest import DEV_CORPORA, VENDORED, DevData
 
 pytestmark = pytest.mark.unit
 
-# the dev corpora, then any other vendored corpus folder (a source.json marks one)
-CORPORA = DEV_CORPORA + tuple(
-    sorted(p.name for p in VENDORED.iterdir() if (p / "source.json").exists() and p.name not in DEV_CORPORA)
+# the dev corpora, then any other vendored corpus folder (a source.json marks one), then the
+# corpora kept held out (``heldout/``: scored at first sight, nothing chosen on them)
+CORPORA = (
+    DEV_CORPORA
+    + tuple(sorted(p.name for p in VENDORED.iterdir() if (p / "source.json").exists() and p.name not in DEV_CORPORA))
+    + tuple(sorted(f"heldout/{p.name}" for p in (VENDORED / "heldout").iterdir() if (p / "source.json").exists()))
 )
 
 
