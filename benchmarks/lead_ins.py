@@ -21,12 +21,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
 
-import adapters  # noqa: E402
 from _tables import bench_folder, strip_metadata  # noqa: E402
-from snapshot import _corpora  # noqa: E402
+from snapshot import _corpora, _pipelines, records  # noqa: E402
 
-from ctxassembly import assemble  # noqa: E402
-from ctxassembly.jsonl import read_jsonl  # noqa: E402
 from ctxassembly.text.structure import is_mark  # noqa: E402
 
 GAP = "[…]"
@@ -53,18 +50,17 @@ def main() -> int:
     ap.add_argument("--bench", type=Path, default=None, help="the benchmark folder (default: beside the checkout)")
     args = ap.parse_args()
     strip = strip_metadata(args.bench or bench_folder())
+    model_free = _pipelines()["model_free"]
     total_cut = total_left = 0
     for folder in _corpora(args.corpus):
-        qs = next(p for p in (folder / "questions.jsonl.gz", folder / "questions.jsonl") if p.exists())
-        records = list(read_jsonl(qs))
         cut = left = 0
         seen: list[str] = []
         for mode in ("full", "source", "none"):
             for budget in args.budget or [500, 1000]:
-                for rec in records:
+                for rec in records(folder):
                     r = strip(rec, mode, folder.name)
                     whole = {c["id"]: c["text"] for c in r["candidates"]}
-                    res = assemble(r["question"], r["candidates"], budget=budget, target_version=adapters._version(r))
+                    res = model_free(r, budget)
                     for c in res.chunks:
                         if GAP not in c.text or c.text == whole.get(c.id):
                             continue

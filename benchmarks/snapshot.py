@@ -62,6 +62,12 @@ def _corpora(names: list[str] | None) -> list[Path]:
     return sorted(p.parent for p in data.glob("*/questions.jsonl*") if p.parent.name != "synthetic")
 
 
+def records(folder: Path) -> list[dict[str, Any]]:
+    """The questions of a vendored corpus folder (compressed or not)."""
+    qs = next(p for p in (folder / "questions.jsonl.gz", folder / "questions.jsonl") if p.exists())
+    return list(read_jsonl(qs))
+
+
 def take(out: Path, pipelines: list[str], corpora: list[Path], budgets: list[int], bench: Path) -> int:
     strip = strip_metadata(bench)
     pipes = _pipelines()
@@ -69,11 +75,10 @@ def take(out: Path, pipelines: list[str], corpora: list[Path], budgets: list[int
     with gzip.open(out, "wt", encoding="utf-8") as f:
         for name in pipelines:
             for folder in corpora:
-                qs = next(p for p in (folder / "questions.jsonl.gz", folder / "questions.jsonl") if p.exists())
-                records = list(read_jsonl(qs))
+                corpus = records(folder)
                 for mode in MODES:
                     for budget in budgets:
-                        for rec in records:
+                        for rec in corpus:
                             res = pipes[name](strip(rec, mode, folder.name), budget)
                             line = {
                                 "key": [name, folder.name, mode, budget, rec["qid"]],

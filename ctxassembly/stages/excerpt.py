@@ -147,7 +147,7 @@ class Excerpt(StageBase):
                     continue
             excluded = gone.get(i, frozenset())
             keep = choose(c.text, tree, s, cap, count, excluded=excluded) if i in large else None
-            if keep is not None and not any(_says(c.text, tree[j], self.gap_marker) for j in keep):
+            if keep is not None and not _shows(c.text, tree, keep, self.gap_marker):
                 keep = None  # headings and markup alone show nothing: as when nothing fits, select judges it whole
             if keep is None and excluded:
                 keep = rest  # a chunk within its share (or nothing fits it): all but the rival
@@ -203,11 +203,8 @@ def fit(chunk: Chunk, limit: int, ctx: Context, *, fit_min: int = FIT_MIN, gap_m
     best = tree[top]
     if top not in keep and not (best.label in keep and ctx.count_tokens(text[best.start : best.end]) > limit):
         return None
-    # headings, markup and gaps alone: a fragment that shows nothing
-    if (
-        not any(_says(text, tree[j], gap_marker) for j in keep)
-        or (new := write(text, tree, keep, gap_marker)) == chunk.text
-    ):
+    new = write(text, tree, keep, gap_marker)
+    if new == chunk.text or not _shows(text, tree, keep, gap_marker):  # or headings, markup and gaps alone
         return None
     # the blocks it holds are recorded for grow when they are blocks of the scored text
     return _cut(chunk, new, ctx, "fitted", keep if own else None)
@@ -220,6 +217,11 @@ def _says(text: str, block: Block, gap_marker: str) -> bool:
     if block.is_heading or piece.strip() == gap_marker or is_mark(piece):
         return False
     return any(ch.isalnum() for ch in piece)
+
+
+def _shows(text: str, tree: Sequence[Block], keep: Sequence[int], gap_marker: str) -> bool:
+    """The blocks ``keep`` of ``text`` hold content (:func:`_says`), not only a frame."""
+    return any(_says(text, tree[j], gap_marker) for j in keep)
 
 
 def _scored(chunk: Chunk, ctx: Context) -> tuple[str, tuple[Block, ...], np.ndarray, frozenset[int], bool]:

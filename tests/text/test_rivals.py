@@ -137,16 +137,17 @@ def test_the_loser_leaves_with_its_name_and_everything_under_it():
     }
 
 
+# two attributes in one template; the question asks for the second's exception
+GUARDED = "Which option refuses the removal of a record by raising GuardedError?"
+ENTRY = ".. attribute:: {}\n\n    Refuse the removal of a record by raising :exc:`{}`, a subclass of :exc:`StoreError`."
+
+
 def test_excerpt_drops_a_chunk_that_is_only_a_rival_and_cuts_a_rival_out_of_another():
-    question = "Which option refuses the removal of a record by raising GuardedError?"
-    entry = (
-        ".. attribute:: {}\n\n    Refuse the removal of a record by raising :exc:`{}`, a subclass of :exc:`StoreError`."
-    )
-    guard = entry.format("GUARD", "GuardedError") + "\n"
-    lock = entry.format("LOCK", "LockedError") + (
+    guard = ENTRY.format("GUARD", "GuardedError") + "\n"
+    lock = ENTRY.format("LOCK", "LockedError") + (
         "\n    Unlike :attr:`GUARD`, the removal goes ahead when the same operation removes the\n    owner too.\n"
     )
-    ctx = context(question, budget=1000)
+    ctx = context(GUARDED, budget=1000)
     out = Excerpt().run(chunks(("guard", guard), ("lock", lock), ("errors", ERRORS)), ctx)
     assert [c.id for c in out] == ["guard", "errors"]
     assert "LockedError" not in out[1].text
@@ -173,15 +174,11 @@ def test_through_the_assembler_the_near_miss_value_is_not_shown():
 
 
 def test_a_chunk_left_with_markup_alone_once_its_rival_leaves_is_a_near_miss():
-    question = "Which option refuses the removal of a record by raising GuardedError?"
-    entry = (
-        ".. attribute:: {}\n\n    Refuse the removal of a record by raising :exc:`{}`, a subclass of :exc:`StoreError`."
-    )
-    guard = entry.format("GUARD", "GuardedError") + "\n"
+    guard = ENTRY.format("GUARD", "GuardedError") + "\n"
     # a markup line that matches the question over the losing entry: once the entry leaves,
     # the chunk would show ".. index:: removal" over a gap
-    lock = ".. index:: removal\n\n" + entry.format("LOCK", "LockedError")
-    ctx = context(question, budget=1000)
+    lock = ".. index:: removal\n\n" + ENTRY.format("LOCK", "LockedError")
+    ctx = context(GUARDED, budget=1000)
     out = Excerpt().run(chunks(("guard", guard), ("lock", lock)), ctx)
     assert [c.id for c in out] == ["guard"]
     assert fates(ctx) == {1: "near_miss"}
