@@ -21,6 +21,7 @@ corpus out over five, benchmarks/README.md) it only breaks near-ties. Sentence e
 from __future__ import annotations
 
 import os
+import re
 from functools import lru_cache
 from typing import Any
 
@@ -126,3 +127,29 @@ def dense_only_order30(record: dict[str, Any], budget: int) -> list[dict[str, An
     """:func:`dense_only` with ``order_k=30``, which lifts this benchmark's hybrid lists and costs these."""
     res = assemble(record["question"], _dense_only(record), budget=budget, target_version=_version(record), order_k=30)
     return _out(res)
+
+
+# --- the relevance weights, by name: ``weights_o2l3d1`` is the default pipeline with the
+# weights order 2, lexical 3, define 1 on the benchmark's hybrid list, ``dense_weights_o2l3d1``
+# the same on the dense-only list above (``loco_weights.py`` reads a matrix of them).
+
+_WEIGHTS = re.compile(r"(dense_)?weights_o(\d+(?:p\d+)?)l(\d+(?:p\d+)?)d(\d+(?:p\d+)?)")
+
+
+def __getattr__(name: str) -> Any:
+    m = _WEIGHTS.fullmatch(name)
+    if m is None:
+        raise AttributeError(name)
+    order, lexical, define = (float(g.replace("p", ".")) for g in m.group(2, 3, 4))
+    weights = {"order": order, "lexical": lexical, "define": define}
+    dense = m.group(1) is not None
+
+    def run(record: dict[str, Any], budget: int) -> list[dict[str, Any]]:
+        cands = _dense_only(record) if dense else record["candidates"]
+        return _out(
+            assemble(record["question"], cands, budget=budget, target_version=_version(record), weights=weights)
+        )
+
+    run.__name__ = name
+    run.__doc__ = f"The default pipeline with the relevance weights {weights} ({'dense-only' if dense else 'hybrid'})."
+    return run
