@@ -187,6 +187,9 @@ class Call:
     target_unseen: str | None = None  # version: the target no chunk within the depth carries
     horizon_total: int | None = None  # horizon: chunks that reached it
     horizon_cut: int | None = None  # horizon: how many of them it passed on
+    # relevance: how many of the retriever's first HEAD texts are also BM25's first HEAD
+    # (None: the order or the lexical signal was not weighed)
+    head_agreement: int | None = None
     selection: Selection | None = None  # select: what it spent (None: no select ran)
     # safety: the inputs it scans (None: every one it is given; the pipeline starts with
     # none and adds those the context would show) and the chunks it passed on unscanned

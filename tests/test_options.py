@@ -81,6 +81,7 @@ CASES: dict[str, tuple[Any, Any, str]] = {
     "spotlight": ("datamark", "bold", r"spotlight must be one of"),
     "merge_gap": (10, -1, r"merge_gap must be an int >= 0"),
     "max_share": (0.5, 0, r"max_share must be a number in \(0, 1\]"),
+    "agreed_share": (None, 1.5, r"agreed_share must be a number in \(0, 1\]"),
     "reranker": (by_word, 3, r"reranker must be a model"),
     "rerank_fuse": (2.0, -5, r"rerank_fuse must be a number in \[0, inf\), got -5"),
     "embedder": (embed, True, r"embedder must be a model"),
@@ -145,7 +146,7 @@ def test_an_unknown_option_is_one_error_everywhere() -> None:
             call()
         errors.append(str(info.value))
     assert len(set(errors)) == 1
-    assert errors[0].startswith("unknown option 'colour'; valid options: absent_version, acl_field, depth, device")
+    assert errors[0].startswith("unknown option 'colour'; valid options: absent_version, acl_field, agreed_share")
     assert isinstance(info.value, ConfigError)
     assert isinstance(info.value, TypeError)
 

@@ -38,6 +38,26 @@ def test_lexical_and_order_fuse():
     assert ctx.ledger[out[0].index].rank == 0
 
 
+def test_the_call_records_how_far_the_retriever_and_bm25_agree_on_the_head():
+    texts = ["the retry limit is five", "retry after a delay", "a limit on retries", "filler one", "filler two"]
+    agree = chunks(*((f"c{i}", t) for i, t in enumerate(texts)))  # the retriever's head is BM25's
+    ctx = context("retry limit")
+    Relevance().run(agree, ctx)
+    assert ctx.ledger.call.head_agreement == 3
+    apart = chunks(*((f"c{i}", t) for i, t in enumerate(reversed(texts))))  # the matches come last
+    ctx = context("retry limit")
+    Relevance().run(apart, ctx)
+    assert ctx.ledger.call.head_agreement == 1  # of the first three, only "a limit on retries"
+    # a text the list gives twice is one place of the head, not two
+    ctx = context("retry limit")
+    twice = chunks(("a", texts[3]), ("b", texts[3]), ("c", texts[0]), ("d", texts[1]), ("e", texts[4]), ("f", texts[2]))
+    Relevance().run(twice, ctx)
+    assert ctx.ledger.call.head_agreement == 2
+    ctx = context("retry limit")
+    Relevance(weights={"lexical": 1}).run(chunks(*((f"c{i}", t) for i, t in enumerate(texts))), ctx)
+    assert ctx.ledger.call.head_agreement is None  # the order was not weighed: nothing to compare
+
+
 def test_score_only_ranks_by_score_with_none_last():
     out = Relevance(weights={"score": 1}).run(scored(), context())
     assert [c.id for c in out] == ["a", "b", "d", "c"]

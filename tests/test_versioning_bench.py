@@ -22,7 +22,10 @@ def _as_web_loader(candidate: dict) -> dict:
     return {"id": candidate["id"], "text": candidate["text"], "title": candidate["title"], "source": url}
 
 
-@pytest.mark.parametrize(("corpus", "answered", "exposed", "off_version"), [("django", 40, 0, 1), ("pytest", 36, 1, 0)])
+# Django 40 -> 39 with the agreed share (a chunk kept more whole where the retriever and BM25
+# agree on the head: one question's answer then sits in a chunk the budget no longer holds;
+# the matrix's `source` mode loses the same question: benchmarks/README.md)
+@pytest.mark.parametrize(("corpus", "answered", "exposed", "off_version"), [("django", 39, 0, 1), ("pytest", 36, 1, 0)])
 def test_versions_from_the_url_alone(dev_data, corpus, answered, exposed, off_version):
     records = dev_data.records(corpus)
     hits = wrongs = off = 0

@@ -64,7 +64,7 @@ class Relevance(StageBase):
 
     name = "relevance"
     reads = frozenset({"retriever_score", "target_version", "version"})
-    writes = frozenset({"rank", "retriever_score"})
+    writes = frozenset({"rank", "retriever_score", "head_agreement"})
 
     def __init__(
         self,
@@ -115,10 +115,13 @@ class Relevance(StageBase):
         if not live:
             return []
         fused = [0.0] * len(live)
+        heads: dict[str, list[str]] = {}
         for signal, weight in self.weights.items():
             if not weight:
                 continue
             values = self._signal(signal, live, ctx)
+            if signal in _AGREEING:
+                heads[signal] = _head(live, values)
             # dense ranks: 0 = best, equal values share a rank, a missing value ranks last
             order = sorted(range(len(live)), key=lambda i: (values[i] is None, -(values[i] or 0.0), i))
             k = self.order_k if signal == "order" else self.rrf_k
@@ -129,6 +132,9 @@ class Relevance(StageBase):
                 if values[i] != prev:
                     rank, prev = rank + 1, values[i]
                 fused[i] += w / (k + rank)
+        if len(heads) == len(_AGREEING):
+            first, second = heads.values()
+            ctx.ledger.update_call(head_agreement=len(set(first).intersection(second)))
         ranked = sorted(range(len(live)), key=lambda i: (-fused[i], i))  # ties: incoming order
         out = []
         ledger = ctx.ledger
@@ -163,6 +169,24 @@ class Relevance(StageBase):
             return [s if s > 0 else None for s in scores]
         texts = [" ".join(filter(None, (c.title, c.section, without_markup(c.text)))) for c in live]
         return list(Lexical(texts).scores(ctx.question))
+
+
+#: the head :func:`_head` compares: the first this many distinct texts
+HEAD = 3
+#: the signals whose heads the call's ``head_agreement`` compares: the retriever's order and
+#: BM25 of the question, two rankings made in different ways
+_AGREEING = ("order", "lexical")
+
+
+def _head(live: list[Chunk], values: list[float | None]) -> list[str]:
+    """The first :data:`HEAD` distinct texts by ``values`` (best first, ties in incoming order)."""
+    head: list[str] = []
+    for i in sorted(range(len(live)), key=lambda i: (values[i] is None, -(values[i] or 0.0), i)):
+        if live[i].text not in head:
+            head.append(live[i].text)
+            if len(head) == HEAD:
+                break
+    return head
 
 
 #: where a chunk's version was read from when it is one of its labels, not a guess from its text
