@@ -120,10 +120,10 @@ class Relevance(StageBase):
             if not weight:
                 continue
             values = self._signal(signal, live, ctx)
-            if signal in _AGREEING:
-                heads[signal] = _head(live, values)
             # dense ranks: 0 = best, equal values share a rank, a missing value ranks last
             order = sorted(range(len(live)), key=lambda i: (values[i] is None, -(values[i] or 0.0), i))
+            if signal in _AGREEING:
+                heads[signal] = _head(live, order)
             k = self.order_k if signal == "order" else self.rrf_k
             # the first place counts weight / rrf_k whatever k is (plain RRF: the weight as given)
             w = weight if k == self.rrf_k else weight * k / self.rrf_k
@@ -178,10 +178,10 @@ HEAD = 3
 _AGREEING = ("order", "lexical")
 
 
-def _head(live: list[Chunk], values: list[float | None]) -> list[str]:
-    """The first :data:`HEAD` distinct texts by ``values`` (best first, ties in incoming order)."""
+def _head(live: list[Chunk], order: list[int]) -> list[str]:
+    """The first :data:`HEAD` distinct texts of ``live`` in ``order`` (indices, best first)."""
     head: list[str] = []
-    for i in sorted(range(len(live)), key=lambda i: (values[i] is None, -(values[i] or 0.0), i)):
+    for i in order:
         if live[i].text not in head:
             head.append(live[i].text)
             if len(head) == HEAD:
