@@ -413,7 +413,7 @@ class Options:
             _optional(_number(0, open_low=True, high=1)),
             "The share instead of `max_share` (when larger) where the retriever's order and BM25 of the question "
             "agree on the head of the ranking (2 of their first 3 texts): the first chunks are likely right and "
-            "stay more whole; `None`: `max_share` always.",
+            "stay more whole; not where the 250-token floor already sets the cap; `None`: `max_share` always.",
         ),
     )
     # -- models -------------------------------------------------------------------------

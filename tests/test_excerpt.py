@@ -90,6 +90,11 @@ def test_where_the_rankings_agree_on_the_head_a_chunk_keeps_the_larger_share() -
     ctx.ledger.update_call(head_agreement=AGREED)
     Excerpt().run(chunks(("a", text)), ctx)
     assert not any(n["event"] == "agreed_share" for n in ctx.report.notes)  # the floor (250) is more than 35%
+    # where the floor sets the cap (25% of 800 is 200, the floor 250), agreeing does not raise it to 280
+    ctx = context("What does the retry limit do?", budget=800)
+    ctx.ledger.update_call(head_agreement=AGREED)
+    assert ctx.count_tokens(Excerpt().run(chunks(("a", text)), ctx)[0].text) <= MIN_TOKENS
+    assert not any(n["event"] == "agreed_share" for n in ctx.report.notes)
 
 
 def _pad(n: int) -> str:
