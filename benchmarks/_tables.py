@@ -41,6 +41,29 @@ def load_corpus(folder: str | os.PathLike[str]) -> list[dict[str, Any]]:
     raise FileNotFoundError(f"no corpus.jsonl (.xz, .gz) in {folder}")
 
 
+#: one cell of the benchmark matrix's markdown (``matrix.py``): answer / wrong / cut, %
+_MATRIX_CELL = re.compile(r"(\d+)% / (\d+)% / (\d+)%")
+
+#: (corpus, metadata mode) -> answer, wrong, cut at the first budget, then at the second
+MatrixCells = dict[tuple[str, str], list[int]]
+
+
+def matrix_rows(path: str | os.PathLike[str]) -> dict[str, MatrixCells]:
+    """``{pipeline: cells}`` from the markdown rows of ``../shared/bench/matrix.py`` run at two
+    budgets (a cell's notes after its three figures, such as ``(off 2%)``, are left out)."""
+    out: dict[str, MatrixCells] = {}
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        parts = [p.strip() for p in line.strip().strip("|").split("|")]
+        if len(parts) != 5:
+            continue
+        pipe, corpus, meta, first, second = parts
+        cells = [_MATRIX_CELL.match(first), _MATRIX_CELL.match(second)]
+        if cells[0] is None or cells[1] is None:
+            continue
+        out.setdefault(pipe, {})[corpus, meta] = [int(x) for m in cells if m is not None for x in m.groups()]
+    return out
+
+
 def load() -> str:
     """The load average now, as ``1/5/15 min``: the machine is shared, so every timing says it."""
     a, b, c = os.getloadavg()

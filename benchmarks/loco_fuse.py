@@ -24,29 +24,23 @@ Usage (the weights are the adapters ``with_models_fuse6``, ``with_models_fuse9``
 from __future__ import annotations
 
 import argparse
-import re
 from pathlib import Path
+
+from _tables import matrix_rows
 
 PIPELINES = {"with_models_fuse6": 6.0, "with_models_fuse9": 9.0, "with_models": 12.0}
 MODES = ("full", "source")
-_CELL = re.compile(r"(\d+)% / (\d+)% / (\d+)%")
 
 Cells = dict[tuple[str, str, int], int]  # (corpus, metadata, budget) -> answer kept, %
 
 
 def read(path: Path) -> dict[str, Cells]:
     """Answer kept per pipeline and cell, from the matrix's markdown rows."""
-    out: dict[str, Cells] = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        parts = [p.strip() for p in line.strip().strip("|").split("|")]
-        if len(parts) != 5 or not _CELL.match(parts[3]):
-            continue
-        pipe, corpus, meta, at500, at1k = parts
-        for budget, cell in ((500, at500), (1000, at1k)):
-            m = _CELL.match(cell)
-            assert m is not None
-            out.setdefault(pipe, {})[(corpus, meta, budget)] = int(m.group(1))
-    return out
+    at = ((500, 0), (1000, 3))  # each budget's answer among a row's six figures
+    return {
+        pipe: {(corpus, meta, budget): v[i] for (corpus, meta), v in cells.items() for budget, i in at}
+        for pipe, cells in matrix_rows(path).items()
+    }
 
 
 def main() -> None:

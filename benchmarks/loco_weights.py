@@ -30,29 +30,24 @@ import re
 from collections import Counter, defaultdict
 from pathlib import Path
 
-_ROW = re.compile(r"\| (\S+) \| (\S+) \| (\S+) \| (\d+)% / (\d+)% / (\d+)%[^|]*\| (\d+)% / (\d+)% / (\d+)%")
+from _tables import MatrixCells, matrix_rows
+
 _NAME = re.compile(r"(dense_)?weights_(o[\dp]+l[\dp]+d[\dp]+)")
 SHOWN = ("full", "source")
 
-# answer, wrong, cut at the first budget, then at the second, per (corpus, metadata mode)
-Cells = dict[tuple[str, str], list[int]]
 
-
-def read(paths: list[Path]) -> dict[str, dict[str, Cells]]:
+def read(paths: list[Path]) -> dict[str, dict[str, MatrixCells]]:
     """``{"hybrid" | "dense": {setting: cells}}`` from matrix outputs."""
-    out: dict[str, dict[str, Cells]] = {"hybrid": defaultdict(dict), "dense": defaultdict(dict)}
+    out: dict[str, dict[str, MatrixCells]] = {"hybrid": defaultdict(dict), "dense": defaultdict(dict)}
     for path in paths:
-        for line in path.read_text().splitlines():
-            row = _ROW.match(line)
-            name = _NAME.fullmatch(row.group(1)) if row else None
-            if row is None or name is None:
-                continue
-            retriever = "dense" if name.group(1) else "hybrid"
-            out[retriever][name.group(2)][row.group(2), row.group(3)] = [int(x) for x in row.groups()[3:]]
+        for pipe, cells in matrix_rows(path).items():
+            name = _NAME.fullmatch(pipe)
+            if name is not None:
+                out["dense" if name.group(1) else "hybrid"][name.group(2)].update(cells)
     return out
 
 
-def total(cells: Cells, corpus: str, field: int, modes: tuple[str, ...] = SHOWN) -> int:
+def total(cells: MatrixCells, corpus: str, field: int, modes: tuple[str, ...] = SHOWN) -> int:
     """Points of one field (0 answer, 1 wrong, 2 cut) over both budgets and ``modes``."""
     return sum(cells[corpus, m][field] + cells[corpus, m][field + 3] for m in modes)
 
