@@ -61,7 +61,7 @@ SPOTLIGHTS: tuple[SpotlightMode, ...] = get_args(SpotlightMode)
 SafetyMode = Literal["remove", "drop", "flag"]
 SAFETY_MODES: tuple[SafetyMode, ...] = get_args(SafetyMode)
 #: the relevance stage's signals (the keys of its ``weights``)
-Signal = Literal["order", "score", "lexical", "define"]
+Signal = Literal["order", "score", "lexical", "define", "phrase"]
 SIGNALS: tuple[Signal, ...] = get_args(Signal)
 #: what becomes of a chunk whose score is ``None`` (the relevance stage)
 NonePolicy = Literal["rank", "drop", "error"]

@@ -38,6 +38,23 @@ def test_lexical_and_order_fuse():
     assert ctx.ledger[out[0].index].rank == 0
 
 
+def test_the_chunk_that_says_the_question_s_words_together_ranks_first():
+    # BM25 prefers "apart" (it says "timeout" twice); only "together" says "visibility timeout"
+    pair = chunks(
+        ("apart", "timeout of the broker, visibility of the worker pool, timeout of the task"),
+        ("together", "the visibility timeout of the broker and of the worker"),
+        ("other", "unrelated words"),
+    )
+
+    def ranked(weights):
+        return [c.id for c in Relevance(weights=weights).run(pair, context("the visibility timeout"))]
+
+    assert ranked({"lexical": 1})[:2] == ["apart", "together"]
+    assert ranked({"lexical": 1, "phrase": 2})[:2] == ["together", "apart"]
+    assert ranked({"phrase": 1}) == ["together", "apart", "other"]  # no phrase: ranked after, in incoming order
+    assert "phrase" in SIGNALS
+
+
 def test_the_call_records_how_far_the_retriever_and_bm25_agree_on_the_head():
     texts = ["the retry limit is five", "retry after a delay", "a limit on retries", "filler one", "filler two"]
     agree = chunks(*((f"c{i}", t) for i, t in enumerate(texts)))  # the retriever's head is BM25's

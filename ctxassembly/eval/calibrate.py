@@ -22,6 +22,7 @@ CLI: ``ctxassembly calibrate QUESTIONS.jsonl --budget 500`` (:mod:`ctxassembly.c
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -35,6 +36,7 @@ from ctxassembly.errors import ConfigError
 from ctxassembly.eval.metrics import context_metrics
 from ctxassembly.eval.questions import Question
 from ctxassembly.kinds import Reason
+from ctxassembly.stages.relevance import DEFAULT_WEIGHTS
 
 __all__ = ["Calibration", "Loco", "Point", "Setting", "calibrate", "loco", "score_grid"]
 
@@ -241,9 +243,11 @@ def _measure(
 # The relevance weights (and, with an encoder, the rerank fusion weight) are chosen on one
 # labelled corpus and judged on the others: a default must hold on docs it was not tuned
 # on. Grid: the incoming (retriever) order always counts 1; BM25 over the candidates and
-# BM25 over the names each chunk defines take the values below.
+# BM25 over the names each chunk defines take the values below; the phrase signal its
+# default unless asked (``phrase=``).
 LEXICAL_GRID: tuple[float, ...] = (0.0, 0.5, 1.0, 2.0)
 DEFINE_GRID: tuple[float, ...] = (0.0, 0.5, 1.0, 2.0)
+PHRASE_GRID: tuple[float, ...] = (DEFAULT_WEIGHTS["phrase"],)
 FUSE_GRID: tuple[float | None, ...] = (3.0, 6.0, 12.0)
 LOCO_BUDGETS: tuple[int, ...] = (500, 1000)
 
@@ -334,6 +338,7 @@ def loco(
     budgets: Sequence[int] = LOCO_BUDGETS,
     lexical: Sequence[float] = LEXICAL_GRID,
     define: Sequence[float] = DEFINE_GRID,
+    phrase: Sequence[float] = PHRASE_GRID,
     fuse: Sequence[float | None] = (None,),
     **options: Any,
 ) -> Loco:
@@ -344,6 +349,7 @@ def loco(
     then the simpler). With two corpora each fold chooses on the other one alone.
 
     :param corpora: name -> labelled records (at least two corpora).
+    :param phrase: weights of the ``phrase`` signal to try (default: its default alone).
     :param fuse: rerank fusion weights to try (only with a ``reranker`` in ``options``).
     :raises ConfigError: fewer than two corpora, or a corpus without answer strings.
     """
@@ -351,14 +357,13 @@ def loco(
         raise ConfigError(f"leave-one-corpus-out needs at least two corpora, got {len(corpora)}")
     settings: list[Setting] = []
     for f in fuse:
-        for lx in lexical:
-            for df in define:
-                weights = {"order": 1.0, "lexical": lx, "define": df}
-                extra = dict(options, weights={k: v for k, v in weights.items() if v})
-                if f is not None:
-                    extra["rerank_fuse"] = f
-                recall = {n: _recall(recs, budgets, extra) for n, recs in corpora.items()}
-                settings.append(Setting(weights, f, recall))
+        for lx, df, ph in itertools.product(lexical, define, phrase):
+            weights = {"order": 1.0, "lexical": lx, "define": df, "phrase": ph}
+            extra = dict(options, weights={k: v for k, v in weights.items() if v})
+            if f is not None:
+                extra["rerank_fuse"] = f
+            recall = {n: _recall(recs, budgets, extra) for n, recs in corpora.items()}
+            settings.append(Setting(weights, f, recall))
 
     def chosen_without(name: str) -> Setting:
         """The setting with the best mean recall on every corpus but ``name``; ties: the

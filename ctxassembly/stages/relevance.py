@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from typing import Any
 
 from ctxassembly.chunk import Chunk
 from ctxassembly.errors import ChunkError, ConfigError
 from ctxassembly.kinds import NONE_POLICIES, SIGNALS, NonePolicy, Reason
 from ctxassembly.ledger import Given
 from ctxassembly.pipeline import Context, StageBase
-from ctxassembly.text.lexical import Lexical, text_classes, without_markup
+from ctxassembly.text.lexical import Lexical, phrases, text_classes, without_markup
 from ctxassembly.text.structure import definitions
 
 __all__ = ["SIGNALS", "Relevance"]
@@ -34,7 +35,9 @@ __all__ = ["SIGNALS", "Relevance"]
 # Re-checked on sixteen corpora and two retrievers (``benchmarks/loco_weights.py``): the folds
 # choose order 2 / lexical 3 / define 1, +23 held-out points on the benchmark's hybrid lists,
 # -3 on dense-only lists, pytest -41, Django -15 and PyMdown -15: the corpora disagree, it stays.
-DEFAULT_WEIGHTS: Mapping[str, float] = {"order": 1.0, "lexical": 2.0, "define": 2.0}
+# The phrase signal (the question's neighbouring words said together) chosen leave one
+# corpus out on sixteen corpora over weights 0.5-2: ten folds choose 1 (benchmarks/README.md).
+DEFAULT_WEIGHTS: Mapping[str, float] = {"order": 1.0, "lexical": 2.0, "define": 2.0, "phrase": 1.0}
 
 
 class Relevance(StageBase):
@@ -43,12 +46,14 @@ class Relevance(StageBase):
     :param min_score: drop chunks whose (retriever) score is below it (``below_threshold``).
     :param weights: signal -> weight, signals from ``order`` (incoming position),
         ``score`` (the chunk's score), ``lexical`` (BM25 of the question over title,
-        section and text) and ``define`` (BM25 of the question over the names the chunk
+        section and text), ``define`` (BM25 of the question over the names the chunk
         defines: headings, directive arguments, definition terms, first table cells,
         with word rarity from the whole texts; without the target version the question
-        names, when most chunks' versions come from their labels). ``{"score": 1}``
+        names, when most chunks' versions come from their labels) and ``phrase`` (the
+        question's neighbouring words said together in title, section and text, each pair
+        weighted by its rarity: :func:`~ctxassembly.text.lexical.phrases`). ``{"score": 1}``
         ranks by score alone.
-        Default: order 1, lexical 2, define 2 (chosen leave-one-corpus-out, re-checked on sixteen corpora).
+        Default: order 1, lexical 2, define 2, phrase 1 (chosen leave-one-corpus-out on sixteen corpora).
     :param rrf_k: the reciprocal-rank constant: ``sum(w / (rrf_k + rank))``. A small one
         trusts the head of each list more (the default 60 is measured in benchmarks/README.md).
     :param order_k: the constant of the ``order`` signal alone, its weight scaled by
@@ -116,10 +121,11 @@ class Relevance(StageBase):
             return []
         fused = [0.0] * len(live)
         heads: dict[str, list[str]] = {}
+        shared: dict[str, Any] = {}  # what the lexical and phrase signals both read, made once
         for signal, weight in self.weights.items():
             if not weight:
                 continue
-            values = self._signal(signal, live, ctx)
+            values = self._signal(signal, live, ctx, shared)
             # dense ranks: 0 = best, equal values share a rank, a missing value ranks last
             order = sorted(range(len(live)), key=lambda i: (values[i] is None, -(values[i] or 0.0), i))
             if signal in _AGREEING:
@@ -149,7 +155,7 @@ class Relevance(StageBase):
         return out
 
     @staticmethod
-    def _signal(signal: str, live: list[Chunk], ctx: Context) -> list[float | None]:
+    def _signal(signal: str, live: list[Chunk], ctx: Context, shared: dict[str, Any]) -> list[float | None]:
         if signal == "order":
             # Position among *distinct* texts: a hybrid list repeats a chunk once per
             # retriever, and those repeats must not push the next chunk down the ranking.
@@ -167,8 +173,18 @@ class Relevance(StageBase):
             query = _without_target(ctx.question, live, ctx)
             scores = Lexical([definitions(t) for t in texts], idf_from=texts).scores(query)
             return [s if s > 0 else None for s in scores]
-        texts = [" ".join(filter(None, (c.title, c.section, without_markup(c.text)))) for c in live]
-        return list(Lexical(texts).scores(ctx.question))
+        if "texts" not in shared:  # title, section and text without markup names: both word signals
+            shared["texts"] = [" ".join(filter(None, (c.title, c.section, without_markup(c.text)))) for c in live]
+        texts = shared["texts"]
+        if signal == "phrase":
+            # the question's neighbouring words said together ("visibility timeout"), not
+            # one here and one there: a pair scores its rarity among the candidates; the
+            # lexical signal's counts tell which texts hold both words
+            lexical = shared.get("lexical")
+            found = phrases(texts, ctx.question, None if lexical is None else lexical.holds)
+            return [s if s > 0 else None for s in found]
+        shared["lexical"] = lexical = Lexical(texts)
+        return list(lexical.scores(ctx.question))
 
 
 #: the head :func:`_head` compares: the first this many distinct texts

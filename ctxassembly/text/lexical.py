@@ -7,11 +7,12 @@ reads a text's layout (that is :mod:`ctxassembly.text.structure`).
 from __future__ import annotations
 
 import itertools
+import math
 import re
 import unicodedata
 import zlib
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -22,6 +23,8 @@ __all__ = [
     "facts",
     "jaccard",
     "normalize",
+    "phrase_pairs",
+    "phrases",
     "query_terms",
     "shingles",
     "text_classes",
@@ -305,6 +308,13 @@ class Lexical:
         self.k1, self.b = k1, b
         self.texts = list(texts)
         self.idf_from = None if idf_from is None else list(idf_from)
+        self._counted: dict[str, np.ndarray] = {}
+
+    def holds(self, term: str) -> np.ndarray | None:
+        """Which texts hold ``term`` as a word (bool per text), from the counts the last
+        :meth:`scores` made; ``None`` when it did not count that term."""
+        counts = self._counted.get(term)
+        return None if counts is None else counts > 0
 
     def scores(self, query: str) -> list[float]:
         """BM25 of ``query`` over the texts; document frequencies over ``idf_from`` when given
@@ -314,6 +324,7 @@ class Lexical:
             return []
         terms = _compounds(list(dict.fromkeys(query_terms(query))))
         counts, lengths = _term_counts(self.texts, terms)
+        self._counted = dict(zip(terms, counts, strict=True))
         avg = float(lengths.sum()) / n or 1.0  # what lengths.mean() gives, without its wrapper
         if self.idf_from is None:
             df, m = (counts > 0).sum(axis=1), n
@@ -324,6 +335,109 @@ class Lexical:
         per_term = weights[:, None] * counts * (self.k1 + 1) / (counts + norm[None, :])
         scores: list[float] = per_term.sum(axis=0).tolist()
         return scores
+
+
+# --------------------------------------------------------------------------- phrases
+#: stop words may stand between a phrase's words ("path of the file" says "path file")
+_STOP_BYTES = frozenset(w.encode() for w in _STOP)
+
+#: how many other words may stand between a phrase's two words, besides stop words: one
+#: lets "cache timeout" find "cache default timeout" (chosen on sixteen corpora with the
+#: phrase signal's weight: benchmarks/README.md)
+PHRASE_GAP = 1
+
+
+def phrase_pairs(query: str) -> list[tuple[str, str]]:
+    """The pairs of neighbouring terms of ``query``, stop words left out as BM25 reads it:
+    "the visibility timeout of a task" -> (visibility, timeout), (timeout, task). A number
+    makes no pair (a version the question names is the version stage's to read, as in
+    :func:`_compounds`), nor does a word with itself."""
+    terms = query_terms(query)
+    pairs = (p for p in itertools.pairwise(terms) if p[0] != p[1] and not (p[0].isdigit() or p[1].isdigit()))
+    return list(dict.fromkeys(pairs))
+
+
+def phrases(texts: Sequence[str], query: str, holds: Callable[[str], np.ndarray | None] | None = None) -> list[float]:
+    """How much of ``query`` each text says the way the query says it: the sum, over the
+    query's :func:`phrase_pairs` that the text holds in that order, at most
+    :data:`PHRASE_GAP` other words apart (stop words and punctuation do not count), of the
+    pair's inverse document frequency over ``texts`` (the weight BM25 gives a term). BM25
+    counts words one by one, so a text that says "cache" in one paragraph and "timeout" in
+    another scores as one that says "cache timeout".
+
+    Only a text that holds both words of a pair is read for it: ``holds(word)`` tells which
+    do (:meth:`Lexical.holds`, from the counts BM25 has made of the same texts; without it
+    each text is searched). The text is then read as its case-folded words between
+    spaces, and ``bytes.find`` walks from each second word back to the nearest first word
+    before it (one further back has more words between); a pair counts once a text."""
+    n = len(texts)
+    pairs = phrase_pairs(query)
+    if not pairs or not n:
+        return [0.0] * n
+    spaced: dict[str, bytes] = {}
+    near: dict[tuple[str, tuple[str, str]], bool] = {}  # a hybrid list repeats texts: each is read once
+    found: list[list[tuple[str, str]]] = [[] for _ in texts]
+    for pair in pairs:
+        first, second = (f" {w} ".encode() for w in pair)
+        both = _both(holds, pair) if holds is not None else None
+        for i in range(n) if both is None else np.flatnonzero(both).tolist():
+            key = (texts[i], pair)
+            if key not in near:
+                if texts[i] not in spaced:
+                    spaced[texts[i]] = b" " + _spaced(texts[i]) + b" "
+                text = spaced[texts[i]]
+                near[key] = (both is not None or (first in text and second in text)) and _near(text, first, second)
+            if near[key]:
+                found[i].append(pair)
+    df = Counter(p for f in found for p in f)
+    weight = {p: math.log(1 + (n - d + 0.5) / (d + 0.5)) for p, d in df.items()}
+    return [sum(weight[p] for p in f) for f in found]
+
+
+def _both(holds: Callable[[str], np.ndarray | None], pair: tuple[str, str]) -> np.ndarray | None:
+    """Which texts hold both words of ``pair``, by ``holds`` (``None``: it does not know)."""
+    a, b = holds(pair[0]), holds(pair[1])
+    return None if a is None or b is None else a & b
+
+
+#: bytes of a text read before counting the words between a pair's words: more than
+#: :data:`PHRASE_GAP` + 1 words that are not stop words fill far less
+_SPAN = 160
+
+
+def _near(text: bytes, first: bytes, second: bytes) -> bool:
+    """``first`` is followed by ``second`` (each `` word ``) in ``text`` with at most
+    :data:`PHRASE_GAP` words between them that are not stop words."""
+    hit = text.find(first)
+    while hit >= 0:
+        q = text.find(second, hit + len(first) - 1)
+        if q < 0:
+            return False
+        p = text.rfind(first, hit, q + 1)  # the nearest first word before this second word
+        at = p + len(first) - 1
+        if _few_between(text, at, q + 1):
+            return True
+        hit = text.find(first, q + len(second) - 1)
+    return False
+
+
+def _few_between(text: bytes, start: int, end: int) -> bool:
+    """At most :data:`PHRASE_GAP` words of ``text[start:end]`` are not stop words."""
+    if end - start > _SPAN:  # a long stretch: its first words decide, unless they are stop words
+        head = text[start : start + _SPAN].split()[:-1]  # the last may be cut
+        if len(head) - sum(map(_STOP_BYTES.__contains__, head)) > PHRASE_GAP:
+            return False
+    between = text[start:end].split()
+    return len(between) <= PHRASE_GAP or len(between) - sum(map(_STOP_BYTES.__contains__, between)) <= PHRASE_GAP
+
+
+def _spaced(text: str) -> bytes:
+    """``text``'s case-folded ``\\w+`` words with spaces between them (ASCII text: every
+    other byte a space, by one translation; other text: the words joined, in UTF-8)."""
+    folded = text.casefold()
+    if folded.isascii():
+        return folded.encode("ascii").translate(_ASCII_NON_WORD)
+    return " ".join(_WORD.findall(folded)).encode()
 
 
 def _term_counts(texts: Sequence[str], terms: list[str]) -> tuple[np.ndarray, np.ndarray]:

@@ -335,3 +335,67 @@ def test_facts_are_the_old_patterns_facts(text: str) -> None:
 def test_facts_are_the_old_patterns_facts_on_the_demo_corpus() -> None:
     for c in load_corpus():
         assert lexical.facts(c["text"]) == _old_facts(c["text"])
+
+
+# --- phrases: the question's neighbouring words said together
+
+
+def _plain_phrases(texts: list[str], query: str, gap: int = lexical.PHRASE_GAP) -> list[float]:
+    """The definition in words: a text holds a query pair when, in its list of words with
+    the stop words left out, the second follows the first at most ``gap`` words later;
+    each held pair scores its inverse document frequency over the texts."""
+    terms = query_terms(query)
+    pairs = {p for p in itertools.pairwise(terms) if p[0] != p[1] and not (p[0].isdigit() or p[1].isdigit())}
+    held = []
+    for t in texts:
+        ws = [w for w in words(t) if w not in lexical._STOP]
+        held.append({(ws[i], ws[j]) for i in range(len(ws)) for j in range(i + 1, min(i + 2 + gap, len(ws)))} & pairs)
+    n = len(texts)
+    df = Counter(p for h in held for p in h)
+    return [sum(math.log(1 + (n - df[p] + 0.5) / (df[p] + 0.5)) for p in h) for h in held]
+
+
+def test_a_phrase_counts_where_the_question_says_it_in_that_order() -> None:
+    texts = [
+        "Set the visibility timeout of a task.",  # said together
+        "The visibility of the default timeout",  # one other word between: still the phrase
+        "visibility, then three other words, timeout",  # too far apart
+        "timeout and visibility",  # the wrong order
+        "Visibility-Timeout",  # punctuation is no word
+        "the timeouts of visibility",  # another word
+    ]
+    found = lexical.phrases(texts, "What is the visibility timeout?")
+    assert [s > 0 for s in found] == [True, True, False, False, True, False]
+    assert found[0] == found[1] == found[4] == pytest.approx(math.log(1 + 3.5 / 3.5))
+    # a number makes no pair (the version stage reads versions), nor does a word with itself
+    assert lexical.phrase_pairs("In Django 5.2, does the cache cache timeout?") == [("cache", "timeout")]
+    assert lexical.phrases(["celery 5 5"], "Celery 5.5") == [0.0]
+    assert lexical.phrases([], "visibility timeout") == []
+    assert lexical.phrases(["a b"], "the") == [0.0]
+
+
+def test_phrases_are_the_plain_definition_with_and_without_the_bm25_counts() -> None:
+    """On the demo corpus and on random texts (repeats, non-ASCII, stop words, digits): the
+    walk by ``bytes.find`` finds what the word lists find, and the BM25 counts only skip texts."""
+    rng = random.Random(7)
+    vocab = ["cache", "Cache", "timeout", "the", "of", "a", "default", "5", "ß", "straße", "été", "x_y", "field"]
+    seps = [" ", ".", ",", "\n", "--", "  "]
+    cases = []
+    for _ in range(300):
+        texts = [
+            "".join(rng.choice(vocab) + rng.choice(seps) for _ in range(rng.randint(0, 25)))
+            for _ in range(rng.randint(1, 8))
+        ]
+        texts += rng.sample(texts, min(2, len(texts)))  # a hybrid list repeats texts
+        cases.append((texts, " ".join(rng.choice(vocab) for _ in range(rng.randint(0, 6)))))
+    corpus = [c["text"] for c in load_corpus()]
+    for _ in range(40):
+        texts = rng.sample(corpus, 12)
+        cases.append((texts, " ".join(rng.sample(" ".join(texts).split(), 6))))
+    cases.append((["x " + "of the " * 200 + "cache timeout", "cache " + "the " * 100 + "timeout"], "cache timeout"))
+    for texts, query in cases:
+        expected = _plain_phrases(texts, query)
+        assert lexical.phrases(texts, query) == pytest.approx(expected, abs=1e-9), (texts, query)
+        bm25 = Lexical(texts)
+        bm25.scores(query)
+        assert lexical.phrases(texts, query, bm25.holds) == pytest.approx(expected, abs=1e-9), (texts, query)
