@@ -131,17 +131,19 @@ def dense_only_order30(record: dict[str, Any], budget: int) -> list[dict[str, An
 
 # --- the relevance weights, by name: ``weights_o2l3d1`` is the default pipeline with the
 # weights order 2, lexical 3, define 1 on the benchmark's hybrid list, ``dense_weights_o2l3d1``
-# the same on the dense-only list above (``loco_weights.py`` reads a matrix of them).
+# the same on the dense-only list above (``loco_weights.py`` reads a matrix of them); a
+# ``ph1`` after them weighs the phrase signal 1, which a name without it leaves out (the
+# weights before the signal: ``weights_o1l2d2``).
 
-_WEIGHTS = re.compile(r"(dense_)?weights_o(\d+(?:p\d+)?)l(\d+(?:p\d+)?)d(\d+(?:p\d+)?)")
+_WEIGHTS = re.compile(r"(dense_)?weights_o(\d+(?:p\d+)?)l(\d+(?:p\d+)?)d(\d+(?:p\d+)?)(?:ph(\d+(?:p\d+)?))?")
 
 
 def __getattr__(name: str) -> Any:
     m = _WEIGHTS.fullmatch(name)
     if m is None:
         raise AttributeError(name)
-    order, lexical, define = (float(g.replace("p", ".")) for g in m.group(2, 3, 4))
-    weights = {"order": order, "lexical": lexical, "define": define}
+    order, lexical, define, phrase = (float((g or "0").replace("p", ".")) for g in m.group(2, 3, 4, 5))
+    weights = {"order": order, "lexical": lexical, "define": define, "phrase": phrase}
     dense = m.group(1) is not None
 
     def run(record: dict[str, Any], budget: int) -> list[dict[str, Any]]:

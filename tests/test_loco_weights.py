@@ -29,7 +29,7 @@ def _row(pipeline: str, corpus: str, meta: str, answer: int, cut1k: int) -> str:
 @pytest.mark.unit
 def test_a_weight_pipeline_by_name_is_the_default_call_with_those_weights() -> None:
     adapters = _bench("adapters")
-    default = "weights_o{order:g}l{lexical:g}d{define:g}".format(**DEFAULT_WEIGHTS)
+    default = "weights_o{order:g}l{lexical:g}d{define:g}ph{phrase:g}".format(**DEFAULT_WEIGHTS)
     rec = {
         "question": "How do I set the cache timeout?",
         "target_version": "2.0",
@@ -42,6 +42,7 @@ def test_a_weight_pipeline_by_name_is_the_default_call_with_those_weights() -> N
     }
     assert getattr(adapters, default)(rec, 200) == adapters.model_free(rec, 200)
     assert adapters.weights_o1l0d0(rec, 200)[0]["id"] == "a"  # the incoming order alone
+    assert "'phrase': 0.0" in adapters.weights_o1l2d2.__doc__  # a name without "ph": the weights before the phrase signal
     assert adapters.weights_o1l2p5d1.__doc__.startswith("The default pipeline with the relevance weights")
     with pytest.raises(AttributeError):
         adapters.weights_oxl1d1  # noqa: B018 - the name is the test
