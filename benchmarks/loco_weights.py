@@ -32,7 +32,7 @@ from pathlib import Path
 
 from _tables import MatrixCells, matrix_rows
 
-_NAME = re.compile(r"(dense_)?weights_(o[\dp]+l[\dp]+d[\dp]+)")
+_NAME = re.compile(r"(dense_)?weights_(o[\dp]+l[\dp]+d[\dp]+(?:ph[\dp]+)?)")
 SHOWN = ("full", "source")
 
 
@@ -55,7 +55,7 @@ def total(cells: MatrixCells, corpus: str, field: int, modes: tuple[str, ...] = 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("matrix", nargs="+", type=Path, help="matrix.py outputs")
-    ap.add_argument("--default", default="o1l2d2", help="the setting to compare with (the library's default)")
+    ap.add_argument("--default", default="o1l2d2ph1", help="the setting to compare with (the library's default)")
     a = ap.parse_args()
     runs = read(a.matrix)
     hyb, dense = runs["hybrid"], runs["dense"]

@@ -65,7 +65,7 @@ def test_each_fold_chooses_on_the_other_corpora_over_both_retrievers(
     runs = loco.read([path])
     assert set(runs["hybrid"]) == set(runs["dense"]) == {"o1l2d2", "o2l3d1"}
     assert runs["dense"]["o2l3d1"]["x", "none"] == [75, 0, 0, 75, 0, 2]
-    sys.argv = ["loco_weights.py", str(path)]
+    sys.argv = ["loco_weights.py", str(path), "--default", "o1l2d2"]  # the two settings of this matrix
     loco.main()
     out = capsys.readouterr().out
     # holding x out, y alone chooses the default (it loses 2 points a cell with o2l3d1); holding y out, x chooses o2l3d1
