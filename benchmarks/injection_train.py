@@ -49,6 +49,8 @@ verdict is a feature, needs ``--write`` after it.
 from __future__ import annotations
 
 import argparse
+import os
+import platform
 import random
 import sys
 import time
@@ -56,7 +58,14 @@ from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
-import numpy as np
+# OpenBLAS picks its kernels by the CPU it runs on, and an AVX-512 kernel sums in another
+# order than an AVX2 one: the same retrain on two x86-64 machines of one kind wrote two
+# models (the shipped one on AVX2, a different one on an AVX-512 Xeon). The AVX2 kernel runs
+# on both, so a retrain asks for it before numpy is loaded (unless the caller chose one).
+if platform.machine() in ("x86_64", "AMD64"):
+    os.environ.setdefault("OPENBLAS_CORETYPE", "Haswell")
+
+import numpy as np  # after the kernel is chosen
 from injection import survives
 from injection_data import DEV, FAMILIES, build, half, translations
 from installed_texts import readmes

@@ -311,8 +311,8 @@ class Lexical:
         self._counted: dict[str, np.ndarray] = {}
 
     def holds(self, term: str) -> np.ndarray | None:
-        """Which texts hold ``term`` as a word (bool per text), from the counts the last
-        :meth:`scores` made; ``None`` when it did not count that term."""
+        """Which texts hold ``term`` (bool per text) as the last :meth:`scores` counted it (a
+        word, or one with digits glued on); ``None`` when it did not count that term."""
         counts = self._counted.get(term)
         return None if counts is None else counts > 0
 
