@@ -42,7 +42,8 @@ def test_a_weight_pipeline_by_name_is_the_default_call_with_those_weights() -> N
     }
     assert getattr(adapters, default)(rec, 200) == adapters.model_free(rec, 200)
     assert adapters.weights_o1l0d0(rec, 200)[0]["id"] == "a"  # the incoming order alone
-    assert "'phrase': 0.0" in adapters.weights_o1l2d2.__doc__  # a name without "ph": the weights before the phrase signal
+    # a name without "ph": the weights before the phrase signal
+    assert "'phrase': 0.0" in adapters.weights_o1l2d2.__doc__
     assert adapters.weights_o1l2p5d1.__doc__.startswith("The default pipeline with the relevance weights")
     with pytest.raises(AttributeError):
         adapters.weights_oxl1d1  # noqa: B018 - the name is the test

@@ -901,7 +901,12 @@ _COMMENTS = re.compile(
     r"<!--.*?(?:-->|\Z)|\[//\]:\s*#\s*\(.*?\)|\[comment\]:\s*#\s*\(.*?\)"
     r"|(?m:^[ \t]*\.\.[ \t]+(?![\w:.+-]+::|_|\[|\||\w+:\s)[^\n]*(?:\n[ \t]+[^\n]+)*)"
     r"|<(?:span|div|p|font)\b[^>]*(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0|opacity\s*:\s*0|"
-    r"color\s*:\s*(?:white|#fff\b|#ffffff)|\shidden(?=[\s>=/]))[^>]*>.*?</(?:span|div|p|font)>",
+    r"color\s*:\s*(?:white|#fff\b|#ffffff)|\shidden(?=[\s>=/]))[^>]*>.*?</(?:span|div|p|font)>"
+    # text a page carries but does not show as prose: a Markdown image's alt text, a link's
+    # title, an HTML alt or title attribute, each with the element that carries it (a label
+    # of a few words is no sentence; a sentence there is read only by whoever reads the source)
+    r"|!\[[^\]\n]{24,}\]\([^)\n]*\)|\[[^\]\n]*\]\([^)\s]+[ \t]+\"[^\"\n]{24,}\"\)"
+    r"|<(\w+)\b[^>]*\b(?:alt|title)[ \t]*=[ \t]*(?:\"[^\"\n]{24,}\"|'[^'\n]{24,}')[^>]*>(?:[^<]*</\1>)?",
     re.S,
 )
 _COMMENT_NEEDLES = (
@@ -915,6 +920,10 @@ _COMMENT_NEEDLES = (
     "opacity",
     "color",
     "hidden",
+    "![",
+    '")',
+    "alt",
+    "title",
 )
 # a comment that speaks to its reader: second person or a model noun, plus a verb of answering
 _SPEAKS = re.compile(rf"\b(?:you|your|du|tu|vous|users?|readers?|{_MODEL})\b")
@@ -1270,8 +1279,9 @@ def _comment_spans(text: str, low: str) -> list[tuple[int, int]]:
         body_low = _lower(body)
         tokens = _tokens(body_low)
         invisible = _INVISIBLE_ELEMENT.match(body_low) is not None and len(_LETTERS.findall(body_low)) > 6
-        speaks = _SPEAKS.search(body_low)
-        answering = speaks is not None and _ANSWERING.search(body_low, max(0, speaks.start() - 60), speaks.end() + 60)
+        answering = any(
+            _ANSWERING.search(body_low, max(0, m.start() - 60), m.end() + 60) for m in _SPEAKS.finditer(body_low)
+        )
         if (
             invisible
             or answering
