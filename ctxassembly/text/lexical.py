@@ -12,7 +12,7 @@ import re
 import unicodedata
 import zlib
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -352,9 +352,7 @@ def phrase_pairs(query: str) -> list[tuple[str, str]]:
     "the visibility timeout of a task" -> (visibility, timeout), (timeout, task). A number
     makes no pair (a version the question names is the version stage's to read, as in
     :func:`_compounds`), nor does a word with itself."""
-    terms = query_terms(query)
-    pairs = (p for p in itertools.pairwise(terms) if p[0] != p[1] and not (p[0].isdigit() or p[1].isdigit()))
-    return list(dict.fromkeys(pairs))
+    return list(dict.fromkeys(p for p in _word_pairs(query_terms(query)) if p[0] != p[1]))
 
 
 def phrases(texts: Sequence[str], query: str, holds: Callable[[str], np.ndarray | None] | None = None) -> list[float]:
@@ -513,8 +511,14 @@ def _compounds(terms: list[str]) -> list[str]:
     """``terms`` and, after them, each two neighbours that are words, not numbers, joined by
     an underscore (``base``, ``path`` -> ``base_path``): the question says in words what
     the docs name as an identifier."""
-    pairs = (f"{a}_{b}" for a, b in itertools.pairwise(terms) if not (a.isdigit() or b.isdigit()))
+    pairs = (f"{a}_{b}" for a, b in _word_pairs(terms))
     return list(dict.fromkeys([*terms, *pairs]))
+
+
+def _word_pairs(terms: Sequence[str]) -> Iterator[tuple[str, str]]:
+    """Each two neighbours of ``terms`` that are words, not numbers: what the question says
+    as one name (:func:`_compounds`) or one phrase (:func:`phrase_pairs`)."""
+    return ((a, b) for a, b in itertools.pairwise(terms) if not (a.isdigit() or b.isdigit()))
 
 
 @lru_cache(maxsize=1024)
