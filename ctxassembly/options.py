@@ -45,7 +45,7 @@ from ctxassembly.render import SEPARATOR, Renderer
 from ctxassembly.stages.admit import Admit
 from ctxassembly.stages.arrange import Arrange
 from ctxassembly.stages.dedup import Dedup
-from ctxassembly.stages.excerpt import AGREED_SHARE, Excerpt
+from ctxassembly.stages.excerpt import AGREED_SHARE, TOP_SHARE, Excerpt
 from ctxassembly.stages.extract import Extract
 from ctxassembly.stages.horizon import Depth, Horizon
 from ctxassembly.stages.merge import Merge
@@ -416,6 +416,14 @@ class Options:
             "stay more whole; not where the 250-token floor already sets the cap; `None`: `max_share` always.",
         ),
     )
+    top_share: float | None = field(
+        default=TOP_SHARE,
+        metadata=_meta(
+            _optional(_number(0, open_low=True, high=1)),
+            "The first chunk of the ranking stays whole when it fits in this share of the budget (the likeliest "
+            "to hold the answer; larger, it is cut like any other); `None`: no exception.",
+        ),
+    )
     # -- models -------------------------------------------------------------------------
     reranker: object = field(
         default=None,
@@ -619,7 +627,9 @@ class Options:
                 Tables(extract_share=self.extract_share),
                 Extract(self.embedder, extract_share=self.extract_share, device=self.device),
             ]
-        return [Excerpt(self.max_share, agreed_share=self.agreed_share)] if self.max_share is not None else []
+        if self.max_share is None:
+            return []
+        return [Excerpt(self.max_share, agreed_share=self.agreed_share, top_share=self.top_share)]
 
 
 def reference() -> str:

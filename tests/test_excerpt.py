@@ -449,3 +449,26 @@ def test_fit_never_returns_a_fragment_of_headings_markup_and_gaps() -> None:
         assert Excerpt(fit_min=10).fit(c, limit, ctx) is None  # not the title over a gap
     frame = "## Extensions\n\n[…]\n\n.. note::\n\n[…]\n\n}\n```"  # an earlier cut: nothing but its frame
     assert Excerpt(fit_min=10).fit(chunks(("b", frame))[0], 40, context("Which extensions add tables?")) is None
+
+
+def test_the_first_chunk_of_the_ranking_stays_whole_within_a_share_of_its_own() -> None:
+    from ctxassembly.stages.excerpt import TOP_SHARE
+
+    text = "\n\n".join(f"Paragraph {i} says what the retry limit does, in more words than needed." for i in range(17))
+    ctx = context("What does the retry limit do?", budget=1000)
+    size = ctx.count_tokens(text)
+    assert 250 < size <= TOP_SHARE * 1000  # over the 0.25 share, within the first chunk's
+    out = Excerpt().run(chunks(("a", text), ("b", text.replace("Paragraph", "Section"))), ctx)
+    assert out[0].text == text  # the first stays whole
+    assert ctx.count_tokens(out[1].text) <= 250  # the second is cut to the share
+    assert {"stage": "excerpt", "event": "top_share", "id": "a", "index": 0, "share": TOP_SHARE, "tokens": size} in (
+        ctx.report.notes
+    )
+    ctx = context("What does the retry limit do?", budget=1000)
+    assert Excerpt(top_share=None).run(chunks(("a", text)), ctx)[0].text != text  # the option off
+    # larger than its share, the first chunk is cut to the cap like any other
+    longer = text + "\n\n" + text.replace("Paragraph", "Part")
+    ctx = context("What does the retry limit do?", budget=1000)
+    assert ctx.count_tokens(Excerpt().run(chunks(("a", longer)), ctx)[0].text) <= 250
+    with pytest.raises(ConfigError, match="top_share"):
+        Excerpt(top_share=0)

@@ -82,6 +82,7 @@ CASES: dict[str, tuple[Any, Any, str]] = {
     "merge_gap": (10, -1, r"merge_gap must be an int >= 0"),
     "max_share": (0.5, 0, r"max_share must be a number in \(0, 1\]"),
     "agreed_share": (None, 1.5, r"agreed_share must be a number in \(0, 1\]"),
+    "top_share": (None, 0, r"top_share must be a number in \(0, 1\]"),
     "reranker": (by_word, 3, r"reranker must be a model"),
     "rerank_fuse": (2.0, -5, r"rerank_fuse must be a number in \[0, inf\), got -5"),
     "embedder": (embed, True, r"embedder must be a model"),
