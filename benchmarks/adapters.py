@@ -137,8 +137,37 @@ def dense_only_order30(record: dict[str, Any], budget: int) -> list[dict[str, An
 
 _WEIGHTS = re.compile(r"(dense_)?weights_o(\d+(?:p\d+)?)l(\d+(?:p\d+)?)d(\d+(?:p\d+)?)(?:ph(\d+(?:p\d+)?))?")
 
+# --- any option, by name: ``opt_top_share_0p3`` is the default pipeline with
+# ``top_share=0.3``, ``opt_top_share_none`` with ``top_share=None`` (``true`` / ``false``
+# for a flag; a number without ``p`` is an int); ``dense_opt_...`` the same on the
+# dense-only list. ``loco_option.py`` chooses among them leave one corpus out.
+
+_OPTION = re.compile(r"(dense_)?opt_([a-z][a-z_]*?)_(none|true|false|\d+(?:p\d+)?)")
+
+
+def option_value(text: str) -> Any:
+    """The value an option pipeline's name spells (``0p3`` 0.3, ``250`` 250, ``none`` None)."""
+    words = {"none": None, "true": True, "false": False}
+    if text in words:
+        return words[text]
+    return float(text.replace("p", ".")) if "p" in text else int(text)
+
+
+def _option_pipeline(name: str, dense: bool, option: str, value: Any) -> Any:
+    def run(record: dict[str, Any], budget: int) -> list[dict[str, Any]]:
+        cands = _dense_only(record) if dense else record["candidates"]
+        kw = {option: value}
+        return _out(assemble(record["question"], cands, budget=budget, target_version=_version(record), **kw))
+
+    run.__name__ = name
+    run.__doc__ = f"The default pipeline with {option}={value!r} ({'dense-only' if dense else 'hybrid'})."
+    return run
+
 
 def __getattr__(name: str) -> Any:
+    o = _OPTION.fullmatch(name)
+    if o is not None:
+        return _option_pipeline(name, o.group(1) is not None, o.group(2), option_value(o.group(3)))
     m = _WEIGHTS.fullmatch(name)
     if m is None:
         raise AttributeError(name)
