@@ -48,6 +48,11 @@ _MATRIX_CELL = re.compile(r"(\d+)% / (\d+)% / (\d+)%")
 MatrixCells = dict[tuple[str, str], list[int]]
 
 
+def total(cells: MatrixCells, corpus: str, field: int, modes: tuple[str, ...] = ("full", "source")) -> int:
+    """Points of one matrix field (0 answer, 1 wrong, 2 cut) over both budgets and ``modes``."""
+    return sum(cells[corpus, m][field] + cells[corpus, m][field + 3] for m in modes)
+
+
 def matrix_rows(path: str | os.PathLike[str]) -> dict[str, MatrixCells]:
     """``{pipeline: cells}`` from the markdown rows of ``../shared/bench/matrix.py`` run at two
     budgets (a cell's notes after its three figures, such as ``(off 2%)``, are left out)."""

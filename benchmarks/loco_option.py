@@ -33,12 +33,11 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from _tables import MatrixCells, matrix_rows
+from _tables import MatrixCells, matrix_rows, total
 from adapters import option_value
 
 from ctxassembly.options import Options
 
-SHOWN = ("full", "source")
 DEFAULT = "model_free"
 CONTROL = "never_cut"
 #: per budget (the matrix's first, then its second: 500 and 1,000 tokens), the least answer
@@ -61,16 +60,11 @@ def settings(runs: dict[str, MatrixCells], option: str) -> dict[str, MatrixCells
     return out
 
 
-def total(cells: MatrixCells, corpus: str, field: int, modes: tuple[str, ...] = SHOWN) -> int:
-    """Points of one field (0 answer, 1 wrong, 2 cut) over both budgets and ``modes``."""
-    return sum(cells[corpus, m][field] + cells[corpus, m][field + 3] for m in modes)
-
-
 def bars(cells: MatrixCells, control: MatrixCells | None, corpora: list[str]) -> tuple[int, int]:
     """The ``full`` / ``source`` cells that miss a bar, and those under the control."""
     failing = under = 0
     for corpus in corpora:
-        for mode in SHOWN:
+        for mode in ("full", "source"):
             v = cells[corpus, mode]
             for k, (least, most_cut) in enumerate(BARS):
                 answer, cut = v[3 * k], v[3 * k + 2]

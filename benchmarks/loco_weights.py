@@ -30,10 +30,9 @@ import re
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from _tables import MatrixCells, matrix_rows
+from _tables import MatrixCells, matrix_rows, total
 
 _NAME = re.compile(r"(dense_)?weights_(o[\dp]+l[\dp]+d[\dp]+(?:ph[\dp]+)?)")
-SHOWN = ("full", "source")
 
 
 def read(paths: list[Path]) -> dict[str, dict[str, MatrixCells]]:
@@ -45,11 +44,6 @@ def read(paths: list[Path]) -> dict[str, dict[str, MatrixCells]]:
             if name is not None:
                 out["dense" if name.group(1) else "hybrid"][name.group(2)].update(cells)
     return out
-
-
-def total(cells: MatrixCells, corpus: str, field: int, modes: tuple[str, ...] = SHOWN) -> int:
-    """Points of one field (0 answer, 1 wrong, 2 cut) over both budgets and ``modes``."""
-    return sum(cells[corpus, m][field] + cells[corpus, m][field + 3] for m in modes)
 
 
 def main() -> None:
