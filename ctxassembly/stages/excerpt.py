@@ -162,11 +162,12 @@ class Excerpt(StageBase):
                 break
             near.append(i)
             size = len(c.text) if len(c.text) <= cap else count(c.text)
-            if size > cap and i == 0 and size <= top:
-                ctx.report.note(self.name, "top_share", id=c.id, index=c.index, share=self.top_share, tokens=size)
-            elif size > cap:
+            limit = top if i == 0 else cap
+            if size > limit:
                 large.append(i)
-            reach += min(size, top if i == 0 else cap)
+            elif size > cap:  # the first chunk, whole within its own share
+                ctx.report.note(self.name, "top_share", id=c.id, index=c.index, share=self.top_share, tokens=size)
+            reach += min(size, limit)
         trees = {i: structure(chunks[i].text) for i in near}
         flat = [chunks[i].text[b.start : b.end] for i in near for b in trees[i]]
         scores = block_scores(flat, ctx.question)
