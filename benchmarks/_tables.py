@@ -11,7 +11,7 @@ import importlib.util
 import os
 import platform
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +51,17 @@ MatrixCells = dict[tuple[str, str], list[int]]
 def total(cells: MatrixCells, corpus: str, field: int, modes: tuple[str, ...] = ("full", "source")) -> int:
     """Points of one matrix field (0 answer, 1 wrong, 2 cut) over both budgets and ``modes``."""
     return sum(cells[corpus, m][field] + cells[corpus, m][field + 3] for m in modes)
+
+
+def fold_choice(
+    settings: Iterable[str], others: Sequence[str], points: Callable[[str, str, int], int], default: str
+) -> str:
+    """The setting a fold chooses on the corpora ``others``: the most answer points
+    (``points(setting, corpus, 0)``); ties: the fewer answer cut (field 2), then ``default``."""
+    return max(
+        settings,
+        key=lambda s: (sum(points(s, c, 0) for c in others), -sum(points(s, c, 2) for c in others), s == default),
+    )
 
 
 def matrix_rows(path: str | os.PathLike[str]) -> dict[str, MatrixCells]:

@@ -153,34 +153,32 @@ def option_value(text: str) -> Any:
     return float(text.replace("p", ".")) if "p" in text else int(text)
 
 
-def _option_pipeline(name: str, dense: bool, option: str, value: Any) -> Any:
+def option_pipeline(name: str) -> tuple[bool, str, Any] | None:
+    """``(dense, option, value)`` an option pipeline's name spells, ``None`` for another name."""
+    o = _OPTION.fullmatch(name)
+    return None if o is None else (o.group(1) is not None, o.group(2), option_value(o.group(3)))
+
+
+def _pipeline(name: str, dense: bool, options: dict[str, Any], what: str) -> Any:
+    """The default pipeline with ``options`` on the benchmark's list, or on the dense-only one."""
+
     def run(record: dict[str, Any], budget: int) -> list[dict[str, Any]]:
         cands = _dense_only(record) if dense else record["candidates"]
-        kw = {option: value}
-        return _out(assemble(record["question"], cands, budget=budget, target_version=_version(record), **kw))
+        return _out(assemble(record["question"], cands, budget=budget, target_version=_version(record), **options))
 
     run.__name__ = name
-    run.__doc__ = f"The default pipeline with {option}={value!r} ({'dense-only' if dense else 'hybrid'})."
+    run.__doc__ = f"The default pipeline with {what} ({'dense-only' if dense else 'hybrid'})."
     return run
 
 
 def __getattr__(name: str) -> Any:
-    o = _OPTION.fullmatch(name)
-    if o is not None:
-        return _option_pipeline(name, o.group(1) is not None, o.group(2), option_value(o.group(3)))
+    spelled = option_pipeline(name)
+    if spelled is not None:
+        dense, option, value = spelled
+        return _pipeline(name, dense, {option: value}, f"{option}={value!r}")
     m = _WEIGHTS.fullmatch(name)
     if m is None:
         raise AttributeError(name)
     order, lexical, define, phrase = (float((g or "0").replace("p", ".")) for g in m.group(2, 3, 4, 5))
     weights = {"order": order, "lexical": lexical, "define": define, "phrase": phrase}
-    dense = m.group(1) is not None
-
-    def run(record: dict[str, Any], budget: int) -> list[dict[str, Any]]:
-        cands = _dense_only(record) if dense else record["candidates"]
-        return _out(
-            assemble(record["question"], cands, budget=budget, target_version=_version(record), weights=weights)
-        )
-
-    run.__name__ = name
-    run.__doc__ = f"The default pipeline with the relevance weights {weights} ({'dense-only' if dense else 'hybrid'})."
-    return run
+    return _pipeline(name, m.group(1) is not None, {"weights": weights}, f"the relevance weights {weights}")

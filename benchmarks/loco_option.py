@@ -29,12 +29,11 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import re
 from collections import Counter
 from pathlib import Path
 
-from _tables import MatrixCells, matrix_rows, total
-from adapters import option_value
+from _tables import MatrixCells, fold_choice, matrix_rows, total
+from adapters import option_pipeline
 
 from ctxassembly.options import Options
 
@@ -52,11 +51,10 @@ def settings(runs: dict[str, MatrixCells], option: str) -> dict[str, MatrixCells
         raise SystemExit(f"the matrix must hold {DEFAULT!r} (the default)")
     default = getattr(Options(), option)
     out = {f"{default!r} (default)": runs[DEFAULT]}
-    name = re.compile(rf"opt_{re.escape(option)}_(none|true|false|\d+(?:p\d+)?)")
     for pipe, cells in sorted(runs.items()):
-        m = name.fullmatch(pipe)
-        if m is not None and set(cells) >= set(runs[DEFAULT]):
-            out[repr(option_value(m.group(1)))] = cells
+        spelled = option_pipeline(pipe)  # (dense, option, value): the hybrid list's runs of this option
+        if spelled is not None and spelled[:2] == (False, option) and set(cells) >= set(runs[DEFAULT]):
+            out[repr(spelled[2])] = cells
     return out
 
 
@@ -111,14 +109,7 @@ def main() -> None:
     chosen: Counter[str] = Counter()
     for corpus in corpora:
         others = [c for c in corpora if c != corpus]
-        best = max(
-            by,
-            key=lambda s: (
-                sum(total(by[s], c, 0) for c in others),
-                -sum(total(by[s], c, 2) for c in others),
-                s == default,
-            ),
-        )
+        best = fold_choice(by, others, lambda s, c, f: total(by[s], c, f), default)
         chosen[best] += 1
         got = [total(by[best], corpus, f) for f in (0, 2)]
         old = [total(by[default], corpus, f) for f in (0, 2)]

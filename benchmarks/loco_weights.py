@@ -30,7 +30,7 @@ import re
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from _tables import MatrixCells, matrix_rows, total
+from _tables import MatrixCells, fold_choice, matrix_rows, total
 
 _NAME = re.compile(r"(dense_)?weights_(o[\dp]+l[\dp]+d[\dp]+(?:ph[\dp]+)?)")
 
@@ -82,14 +82,7 @@ def main() -> None:
     chosen: Counter[str] = Counter()
     for corpus in corpora:
         others = [c for c in corpora if c != corpus]
-        best = max(
-            settings,
-            key=lambda s: (
-                sum(score(s, c, 0) for c in others),
-                -sum(score(s, c, 2) for c in others),
-                s == a.default,
-            ),
-        )
+        best = fold_choice(settings, others, score, a.default)
         chosen[best] += 1
         row = []
         for name, run in both.items():
