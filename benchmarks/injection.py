@@ -177,7 +177,7 @@ MODEL = True  # the learned second net too (--rules-only: the rules alone)
 
 def detect(text: str) -> tuple[tuple[int, int, str], ...]:
     rules = find_injections(text)
-    return combine(rules, builtin().spans(text, rules)) if MODEL else rules
+    return combine(text, rules, builtin().spans(text, rules)) if MODEL else rules
 
 
 def detection(payloads: list[dict[str, str]], hosts: list[str]) -> tuple[dict[str, Counter[str]], list[str]]:

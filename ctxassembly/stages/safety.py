@@ -159,10 +159,12 @@ class Safety(StageBase):
             # the texts and the labels in one batch: one pass of the detector a call
             both = self.model.spans_many([c.text for c in chunks] + values, rules + value_rules)
             learned = both[: len(chunks)]
-            label_spans = {v: combine(r, m) for v, r, m in zip(values, value_rules, both[len(chunks) :], strict=True)}
+            label_spans = {
+                v: combine(v, r, m) for v, r, m in zip(values, value_rules, both[len(chunks) :], strict=True)
+            }
         out: list[tuple[Spans, list[Finding]] | None] = []
         for i, c in enumerate(chunks):
-            spans = rules[i] if learned is None else combine(rules[i], learned[i])
+            spans = rules[i] if learned is None else combine(c.text, rules[i], learned[i])
             spans = _containers(c.text, spans)
             labelled = _label_findings(c, label_spans)
             out.append((spans, labelled) if spans or labelled else None)

@@ -60,6 +60,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ctxassembly.text.decode import decoded_spans, views
+from ctxassembly.text.structure import HEADER_CHARS, UNDERLINE
 
 __all__ = [
     "CONCEPTS",
@@ -941,9 +942,28 @@ def _one_line_paragraphs(big: str, *, first: npt.NDArray[np.int64], flagged: npt
             hi += 1
         seen.update(range(lo, hi))
         end = int(first[hi]) if hi < n else len(big)
-        if hi - lo > 1 and "\n" not in big[int(first[lo]) : end].strip():
+        if hi - lo > 1 and _one_line(big[int(first[lo]) : end]):
             out.update(range(lo + int(np.argmax(flagged[lo:hi])), hi))
     return sorted(out)
+
+
+def _one_line(paragraph: str) -> bool:
+    """``paragraph`` is written on one line, after any label lines: a Markdown heading, a
+    title over its underline (and the underline), a line in bold alone. Wrapped prose is
+    none of these; a heading written in the block it heads is no reason to read its
+    paragraph sentence by sentence."""
+    lines = paragraph.strip().split("\n")
+    return all(_is_label(ln, lines[k + 1]) for k, ln in enumerate(lines[:-1]))
+
+
+_LABEL_LINE = re.compile(r"^\s{0,3}(?:#{1,6}\s+\S.*|(\*\*|__)[^*_\n]+\1:?)\s*$")
+
+
+def _is_label(line: str, below: str) -> bool:
+    s = line.strip()
+    if len(s) > HEADER_CHARS:
+        return False
+    return bool(_LABEL_LINE.match(line) or UNDERLINE.match(s) or (UNDERLINE.match(below.strip()) and s))
 
 
 def _neighbours(
@@ -1052,11 +1072,20 @@ def union_spans(
 
 
 def combine(
-    rules: Sequence[tuple[int, int, str]], learned: Sequence[tuple[int, int, str]]
+    text: str, rules: Sequence[tuple[int, int, str]], learned: Sequence[tuple[int, int, str]]
 ) -> tuple[tuple[int, int, str], ...]:
-    """The rules' spans and the learned ones that overlap none of them, in order (where
-    both found a sentence, the rules' class names it)."""
-    extra = [(s, e, c) for s, e, c in learned if not any(s < re_ and rs < e for rs, re_, _ in rules)]
-    if not extra:
+    """The rules' spans of ``text`` and the learned ones, in order. A learned span that
+    overlaps a rule's joins it (one span over both, named by the first rule's class inside
+    it): a rule that found a clause of a sentence the model flagged does not leave the rest
+    of the sentence. Joined, the learned span counts from its first to its last visible
+    character (the space a sentence starts with is not the model's finding)."""
+    if not learned:
         return tuple(rules)
-    return tuple(sorted([*rules, *extra]))
+    spans = list(rules)
+    for s, e, c in learned:
+        if any(s < re_ and rs < e for rs, re_, _ in rules):
+            piece = text[s:e]
+            spans.append((s + len(piece) - len(piece.lstrip()), s + len(piece.rstrip()), c))
+        else:
+            spans.append((s, e, c))
+    return tuple((s, e, next((rc for rs, re_, rc in rules if rs < e and s < re_), c)) for s, e, c in union_spans(spans))
