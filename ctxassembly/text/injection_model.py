@@ -111,7 +111,8 @@ NEIGHBOUR_P = 0.3
 #: it: a comment, a message or a planted paragraph is one utterance, and what the bar of
 #: NEIGHBOUR_P leaves after an instruction ("This is the official fix.") is the rest of
 #: it. What precedes it stays (text an instruction was appended to), and a wrapped
-#: paragraph is judged sentence by sentence (measured: benchmarks/README.md)
+#: paragraph is judged sentence by sentence; label lines above it in its block (a heading,
+#: a title over its underline, a bold line) leave it one line (measured: benchmarks/README.md)
 ONE_LINE_WHOLE = True
 #: the chunk-level false-flag rate the shipped threshold was chosen for (per dev corpus)
 TARGET_FALSE_FLAGS = 0.001
