@@ -931,6 +931,12 @@ _SPEAKS = re.compile(rf"\b(?:you|your|du|tu|vous|users?|readers?|{_MODEL})\b")
 _INVISIBLE_ELEMENT = re.compile(
     r"<(?:span|div|p|font)\b[^>]*(?:(?:display|visibility|font-size|opacity|color)\s*:|\shidden(?=[\s>=/]))"
 )
+_TAG = re.compile(r"<[^>]*>")
+#: an invisible element is a hidden channel by itself when what it holds (its tags left
+#: out) has this many letters, in any script: a sentence, not a version number or an id
+#: (``<div hidden id="search-index-version">2026.11.3</div>``). Counted with the tag's own
+#: attribute words, as it was, every hidden element with a style or an id passed the bar.
+HIDDEN_LETTERS = 8
 _ANSWERING = re.compile(
     r"\b(?:answer|reply|respond|say|tell|state|claim|output|cite|mention|ignore|disregard|forget|recommend|"
     r"antworte|sage|ignoriere|réponds|répondez|dis|dites|responde|di|ignora)\b"
@@ -1278,7 +1284,10 @@ def _comment_spans(text: str, low: str) -> list[tuple[int, int]]:
         body = _unmask(raw)
         body_low = _lower(body)
         tokens = _tokens(body_low)
-        invisible = _INVISIBLE_ELEMENT.match(body_low) is not None and len(_LETTERS.findall(body_low)) > 6
+        invisible = (
+            _INVISIBLE_ELEMENT.match(body_low) is not None
+            and sum(ch.isalpha() for ch in _TAG.sub(" ", body_low)) >= HIDDEN_LETTERS
+        )
         answering = any(
             _ANSWERING.search(body_low, max(0, m.start() - 60), m.end() + 60) for m in _SPEAKS.finditer(body_low)
         )
