@@ -934,8 +934,8 @@ _INVISIBLE_ELEMENT = re.compile(
 _TAG = re.compile(r"<[^>]*>")
 #: an invisible element is a hidden channel by itself when what it holds (its tags left
 #: out) has this many letters, in any script: a sentence, not a version number or an id
-#: (``<div hidden id="search-index-version">2026.11.3</div>``). Counted with the tag's own
-#: attribute words, as it was, every hidden element with a style or an id passed the bar.
+#: (``<div hidden id="search-index-version">2026.11.3</div>``). Counted over the whole
+#: element, tag included, as it was, a style's own words (``display``, ``none``) passed it.
 HIDDEN_LETTERS = 8
 _ANSWERING = re.compile(
     r"\b(?:answer|reply|respond|say|tell|state|claim|output|cite|mention|ignore|disregard|forget|recommend|"
