@@ -114,6 +114,19 @@ NEIGHBOUR_P = 0.3
 #: paragraph is judged sentence by sentence; label lines above it in its block (a heading,
 #: a title over its underline, a bold line) leave it one line (measured: benchmarks/README.md)
 ONE_LINE_WHOLE = True
+#: a sentence that shares no word with the rest of its text (a text of at least
+#: :data:`FOREIGN_REST` words besides it) is flagged from this probability, below the
+#: threshold: an instruction planted in documentation is about something else than the
+#: page around it, the page's own sentences are about the page (None: never; measured:
+#: benchmarks/README.md)
+FOREIGN_P: float | None = 0.75
+#: the most of a sentence's words the rest of its text may hold for :data:`FOREIGN_P`
+FOREIGN_SHARED = 0.0
+#: the fewest distinct words the rest of a text holds for :data:`FOREIGN_P` to apply
+FOREIGN_REST = 20
+#: the fewest distinct words (four letters or more, not a function word) a sentence holds for
+#: :data:`FOREIGN_P` to apply: a short sentence shares no word with its page by chance
+FOREIGN_OWN = 4
 #: the chunk-level false-flag rate the shipped threshold was chosen for (per dev corpus)
 TARGET_FALSE_FLAGS = 0.001
 _MULT = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: the top bits of h * MULT
@@ -782,6 +795,11 @@ class LinearModel:
         if self.other_threshold is not None:
             cut[other] = float(np.log(self.other_threshold / (1.0 - self.other_threshold)))
         hit = single >= cut
+        if FOREIGN_P is not None:
+            low = float(np.log(FOREIGN_P / (1.0 - FOREIGN_P)))
+            for r in np.flatnonzero((single >= low) & ~hit & ~other).tolist():
+                if _foreign(big, first, r, offsets, texts):
+                    hit[r] = True
         rows = set(np.flatnonzero(hit).tolist())
         pair_cut = np.maximum(cut, np.roll(cut, -1))  # a pair: the stricter of its two sentences'
         for r in np.flatnonzero((pair >= pair_cut) & ~hit & ~np.roll(hit, -1)).tolist():
@@ -893,6 +911,35 @@ def _add_unspaced(raw: npt.NDArray[np.uint32], word_start: npt.NDArray[np.float3
     wide = np.flatnonzero(raw >= _RUN_EDGES[0])
     if wide.size:
         word_start[wide] += _RUN_SHARE[np.searchsorted(_RUN_EDGES, raw[wide], side="right") - 1]
+
+
+_CONTENT = re.compile(r"[^\W\d_]{4,}")
+#: English words of four letters or more that say nothing of what a text is about
+_FUNCTION_TEXT = (
+    "this that with from have will your they their there which when what into about would could should "
+    "been were also only more than then them these those each other such some just like make made very "
+    "over most much must here upon does done being"
+)
+_FUNCTION_WORDS = frozenset(_FUNCTION_TEXT.split())
+
+
+def _content(text: str) -> set[str]:
+    return {w.lower() for w in _CONTENT.findall(text)} - _FUNCTION_WORDS
+
+
+def _foreign(big: str, first: npt.NDArray[np.int64], r: int, offsets: Sequence[int], texts: Sequence[str]) -> bool:
+    """Sentence row ``r`` shares at most :data:`FOREIGN_SHARED` of its words (four letters
+    or more, not a function word; :data:`FOREIGN_OWN` or more) with the rest of its text,
+    which holds :data:`FOREIGN_REST` words or more."""
+    s = int(first[r])
+    t = bisect_right(offsets, s) - 1
+    lo = s - offsets[t]
+    hi = min((int(first[r + 1]) if r + 1 < first.size else len(big)) - offsets[t], len(texts[t]))
+    own = _content(texts[t][lo:hi])
+    if len(own) < FOREIGN_OWN:
+        return False
+    rest = _content(texts[t][:lo]) | _content(texts[t][hi:])
+    return len(rest) >= FOREIGN_REST and len(own & rest) <= FOREIGN_SHARED * len(own)
 
 
 def _parted(big: str, first: npt.NDArray[np.int64], r: int) -> bool:
