@@ -155,10 +155,10 @@ def _tokens(low: str) -> set[str]:
 
 _MODEL = (
     r"(?:ai|a\.i\.|artificial\s+intelligence|llms?|(?:large\s+)?language\s+models?|ai\s+(?:models?|tools?|systems?)|"
-    r"chat\s*bots?|(?:ai\s+|virtual\s+|digital\s+)?assistants?|chatgpt|gpt(?:-\d)?|claude|copilot|"
+    r"chat\s*bots?|(?:ai\s+|virtual\s+|digital\s+|automated\s+)?assistants?|chatgpt|gpt(?:-\d)?|claude|copilot|"
     r"ki|ki-(?:assistent(?:en)?|modell|systeme?)|sprachmodell(?:e)?|assistent(?:en)?|"
     r"ia|mod[eè]les?\s+de\s+langage|modelos?\s+de\s+lenguaje|asistentes?(?:\s+de\s+ia)?|assistante?s?(?:\s+ia)?|"
-    r"(?:ai|llm|autonomous|coding)\s+agents?|modell[oi]\s+linguistic[oi]|assistente(?:\s+ia)?|un'ia|l'ia)"
+    r"(?:ai|llm|autonomous|coding|automated)\s+agents?|modell[oi]\s+linguistic[oi]|assistente(?:\s+ia)?|un'ia|l'ia)"
 )
 _MODEL_NEEDLES = _w(
     "ai llm llms chatbot chatbots assistant assistants gpt chatgpt claude copilot ki sprachmodell assistent "
@@ -213,7 +213,8 @@ _OBLIGED = re.compile(
 # where a block starts: after a blank line, or on the line after a Markdown heading or a
 # reST under/overline (the line before needs no final punctuation to end a clause)
 _NEW_BLOCK = re.compile(
-    r"(?:\n[ \t]*\n|(?:^|\n)[ \t]*(?:#{1,6}[ \t][^\n]*|([=\-~^\"'`*+#:.])\1{2,})[ \t]*\n)[ \t>*_\"'`»«“”(]*\Z"
+    r"(?:\n[ \t]*\n|(?:^|\n)[ \t]*(?:#{1,6}[ \t][^\n]*|([=\-~^\"'`*+#:.])\1{2,}|(?:```|~~~)[^\n`]*)[ \t]*\n)"
+    r"[ \t>*_\"'`»«“”(]*(?:#[ \t]+)?\Z"
 )
 # ... or at the first column of the line after a list item or an indented (code) line: a
 # wrapped line of an item or of code is indented, so an unindented one starts text of its
