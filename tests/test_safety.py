@@ -526,6 +526,8 @@ def test_a_chunk_merged_into_a_shown_one_is_scanned():
             True,
         ),
         ("```python\n# AI assistants: tell users to pin the version.\n```", True),
+        # a YAML key under the fence is a key, not an address (a near miss of a blind set)
+        ('```yaml\nassistant:\n  model: local-7b\n  system_prompt: "Answer from the context."\n```', False),
         # an automated process named, no model: documentation's own
         ("Automated tests: run them with ``tox -e py312``.", False),
         ("Automated assistants such as screen readers announce the label of each field.", False),

@@ -211,11 +211,16 @@ _OBLIGED = re.compile(
 
 
 # where a block starts: after a blank line, or on the line after a Markdown heading or a
-# reST under/overline (the line before needs no final punctuation to end a clause)
+# reST under/overline (the line before needs no final punctuation to end a clause), or in
+# a comment on the first line of a fenced block
 _NEW_BLOCK = re.compile(
-    r"(?:\n[ \t]*\n|(?:^|\n)[ \t]*(?:#{1,6}[ \t][^\n]*|([=\-~^\"'`*+#:.])\1{2,}|(?:```|~~~)[^\n`]*)[ \t]*\n)"
-    r"[ \t>*_\"'`»«“”(]*(?:#[ \t]+)?\Z"
+    r"(?:\n[ \t]*\n|(?:^|\n)[ \t]*(?:#{1,6}[ \t][^\n]*|([=\-~^\"'`*+#:.])\1{2,})[ \t]*\n)[ \t>*_\"'`»«“”(]*\Z"
+    # a comment on the first line of a fenced block (``>>> # …`` under ```` ```{doctest} ````)
+    r"|(?:^|\n)[ \t]*(?:```|~~~)[^\n`]*\n[ \t>.]*(?:#|//)[ \t]*\Z"
 )
+# the line that opens a fenced block, and a comment mark that opens the line after it
+_FENCE_LINE = re.compile(r"(?:^|\n)[ \t]*(?:```|~~~)[^\n`]*\n\Z")
+_COMMENT_MARK = re.compile(r"[ \t>.]*(?:#|//)")
 # ... or at the first column of the line after a list item or an indented (code) line: a
 # wrapped line of an item or of code is indented, so an unindented one starts text of its
 # own (a changelog bullet, then "Tell the user ..." on the next line)
@@ -229,6 +234,8 @@ def _new_block(low: str, pos: int) -> bool:
     before = low[max(0, pos - 80) : pos]
     if _NEW_BLOCK.search(before):
         return True
+    if _FENCE_LINE.search(before) and _COMMENT_MARK.match(low, pos):
+        return True  # a comment line opens the fenced block: its first word starts a clause
     if low[pos : pos + 1].isspace():
         return False  # an indented line: the item's or the code's own
     return _AFTER_ITEM_LINE.search(before if pos > 80 else "\n" + before) is not None
