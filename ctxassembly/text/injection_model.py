@@ -117,8 +117,9 @@ ONE_LINE_WHOLE = True
 #: a sentence that shares no word with the rest of its text (a text of at least
 #: :data:`FOREIGN_REST` words besides it) is flagged from this probability, below the
 #: threshold: an instruction planted in documentation is about something else than the
-#: page around it, the page's own sentences are about the page (None: never; measured:
-#: benchmarks/README.md)
+#: page around it, the page's own sentences are about the page. English sentences only: one
+#: in another language shares no word with an English page whatever it says (None: never;
+#: measured: benchmarks/README.md)
 FOREIGN_P: float | None = 0.75
 #: the most of a sentence's words the rest of its text may hold for :data:`FOREIGN_P`
 FOREIGN_SHARED = 0.0
