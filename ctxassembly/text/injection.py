@@ -211,14 +211,13 @@ _OBLIGED = re.compile(
 
 
 # where a block starts: after a blank line, or on the line after a Markdown heading or a
-# reST under/overline (the line before needs no final punctuation to end a clause), or in
-# a comment on the first line of a fenced block
+# reST under/overline (the line before needs no final punctuation to end a clause)
 _NEW_BLOCK = re.compile(
     r"(?:\n[ \t]*\n|(?:^|\n)[ \t]*(?:#{1,6}[ \t][^\n]*|([=\-~^\"'`*+#:.])\1{2,})[ \t]*\n)[ \t>*_\"'`»«“”(]*\Z"
-    # a comment on the first line of a fenced block (``>>> # …`` under ```` ```{doctest} ````)
-    r"|(?:^|\n)[ \t]*(?:```|~~~)[^\n`]*\n[ \t>.]*(?:#|//)[ \t]*\Z"
 )
-# the line that opens a fenced block, and a comment mark that opens the line after it
+# ... or at a comment mark on the first line of a fenced block (``>>> # …`` under
+# ```` ```{doctest} ````; past the mark, :func:`_at_lead` already reads a comment mark as a
+# clause's start): the line that opens the fence, and the mark
 _FENCE_LINE = re.compile(r"(?:^|\n)[ \t]*(?:```|~~~)[^\n`]*\n\Z")
 _COMMENT_MARK = re.compile(r"[ \t>.]*(?:#|//)")
 # ... or at the first column of the line after a list item or an indented (code) line: a
