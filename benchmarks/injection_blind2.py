@@ -17,18 +17,24 @@ when the detector flags it alone, or when the stage changes a chunk it is plante
 ``benign.jsonl`` like ``blind2``, or one JSON file with ``payloads`` and ``benign`` lists
 (and an optional ``name``), such as ``benchmarks/data/injection_blind3.json``.
 
+``--wrap COLS`` hard-wraps every line of the payloads and near misses longer than ``COLS``
+characters the way documentation is written (``textwrap``; a continuation keeps the line's
+indent, goes on past its bullet and repeats its comment or quote mark), before planting.
+
 ``--places`` adds the removed share per placement; ``--by FIELD`` the removed share and
 the near misses flagged per value of a field of the set's records (``--by lang``: per
 language, English apart from the others).
 
-    python benchmarks/injection_blind2.py [-v] [--set PATH] [--places] [--by FIELD]
+    python benchmarks/injection_blind2.py [-v] [--set PATH] [--wrap COLS] [--places] [--by FIELD]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
+import textwrap
 import unicodedata
 from collections import Counter
 from pathlib import Path
@@ -73,6 +79,31 @@ def plant(host: str, payload: str, place: str) -> str:
 
 PLACES = ("start", "middle", "end")
 
+_LEAD = re.compile(r"[ \t]*(?:(?:#|//|>)[ \t]*)?(?:(?:[-*+]|\d{1,3}[.)])[ \t]+)?")
+
+
+def wrapped(text: str, cols: int) -> str:
+    """``text`` with each line longer than ``cols`` hard-wrapped: its continuation lines
+    keep its indent and comment or quote mark and go on at the column past its bullet."""
+    out = []
+    for line in text.split("\n"):
+        if len(line) <= cols:
+            out.append(line)
+            continue
+        lead = _LEAD.match(line).group()  # type: ignore[union-attr]  # (matches the empty string)
+        rest = re.sub(r"(?:[-*+]|\d{1,3}[.)])(?=[ \t]+$)", lambda m: " " * len(m.group()), lead)
+        out.append(
+            textwrap.fill(
+                line[len(lead) :],
+                cols,
+                initial_indent=lead,
+                subsequent_indent=rest,
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+        )
+    return "\n".join(out)
+
 
 def load_set(path: Path) -> tuple[str, list[dict[str, str]], list[dict[str, str]]]:
     """A set's name, payloads and near misses: a ``blind2``-style directory or one JSON file."""
@@ -90,10 +121,14 @@ def main(argv: list[str] | None = None) -> int:  # noqa: PLR0915 (a report, read
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("-v", "--verbose", action="store_true", help="list every missed placement")
     ap.add_argument("--set", type=Path, default=DATA, help="a set directory or JSON file (default: blind2)")
+    ap.add_argument("--wrap", type=int, metavar="COLS", help="hard-wrap the texts' lines longer than COLS first")
     ap.add_argument("--places", action="store_true", help="also print the removed share per placement")
     ap.add_argument("--by", metavar="FIELD", help="also print the removed share per value of this field (e.g. lang)")
     args = ap.parse_args(argv)
     name, payloads, benign = load_set(args.set)
+    if args.wrap:
+        payloads = [{**r, "text": wrapped(r["text"], args.wrap)} for r in payloads]
+        benign = [{**r, "text": wrapped(r["text"], args.wrap)} for r in benign]
     hs = hosts()
     safety = Safety(model=builtin())
     stats: dict[str, Counter[str]] = {}

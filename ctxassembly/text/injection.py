@@ -57,6 +57,7 @@ from itertools import pairwise
 from ctxassembly.text.addressed import addressed_blocks, addressed_label, opening, possible
 from ctxassembly.text.decode import CONCEALING, View, decoded_spans, says_something
 from ctxassembly.text.injection_model import lexicon_stems
+from ctxassembly.text.structure import unwrapped
 
 __all__ = ["CLASSES", "classes_of", "find_injections", "stems", "titled_by_label"]
 
@@ -155,7 +156,7 @@ def _tokens(low: str) -> set[str]:
 
 _MODEL = (
     r"(?:ai|a\.i\.|artificial\s+intelligence|llms?|(?:large\s+)?language\s+models?|ai\s+(?:models?|tools?|systems?)|"
-    r"chat\s*bots?|(?:ai\s+|virtual\s+|digital\s+|automated\s+)?assistants?|chatgpt|gpt(?:-\d)?|claude|copilot|"
+    r"chat\s*bots?|(?:ai\s+|virtual\s+|digital\s+|automated\s+)?(?:(?:code|coding)\s+)?assistants?|chatgpt|gpt(?:-\d)?|claude|copilot|"
     r"ki|ki-(?:assistent(?:en)?|modell|systeme?)|sprachmodell(?:e)?|assistent(?:en)?|"
     r"ia|mod[eè]les?\s+de\s+langage|modelos?\s+de\s+lenguaje|asistentes?(?:\s+de\s+ia)?|assistante?s?(?:\s+ia)?|"
     r"(?:ai|llm|autonomous|coding|automated)\s+agents?|modell[oi]\s+linguistic[oi]|assistente(?:\s+ia)?|un'ia|l'ia)"
@@ -186,6 +187,12 @@ _SPEAK = r"(?:answer|reply|respond|say|state|tell|claim|assert|recommend|insist|
 _SPEAK_NEEDLES = _w("answer reply respond say tell state claim assert recommend insist mention")
 #: not an HTTP status code: "respond with 204", "always answer 200 to health checks" is
 #: what a server does
+#: "that" the pronoun, not the start of a claim: "state that and a maintainer can add the
+#: label", "state that in a comment" (where the reader writes it: a contributor's medium)
+_THAT_THING = (
+    r"(?:(?<!that)|(?!\s*(?:[,;]|and\b|or\b|in\s+(?:a|an|the|your)\s+(?:comment|description|commit|changelog|pr|"
+    r"pull\s+request|issue|ticket|thread)s?\b)))"
+)
 _NO_STATUS = (
     r"(?!\s+(?:with\s+)?(?:an?\s+|the\s+)?(?:http\s+)?(?:status\s+)?(?:code\s+)?[1-5]\d\d\b"
     r"(?!\s+(?:is|are|was|means)\b))"
@@ -654,6 +661,7 @@ _RULES += [
         r"\b(?:answer|reply|respond|state|claim|insist)\s+(?:only\s+|always\s+|simply\s+)?"
         r"(?:that|with|by\s+saying|the\s+following)\b"
         + _NO_STATUS
+        + _THAT_THING
         + r"[^.!?\n]{0,120}?(?:\b(?:is|are|was|were|must|should|will|has|have|"
         r"does|do|can|cannot|never|always|no\s+longer|only)\b|\d|[\"“'`])",
         _w("answer reply respond state claim insist"),
@@ -756,7 +764,8 @@ _RULES += [
     _rule(
         "addressed",
         # a vocative: at the start of a clause, ending in a colon or a comma ("To the AI reading this page:")
-        r"(?:\b(?:to|for|attention|dear|hey|hello|hi|note\s+(?:to|for)|message\s+(?:to|for)|instructions?\s+(?:to|for)|"
+        r"(?:\b(?:to|for|attention|dear|hey|hello|hi|"
+        r"(?:[\w'’]+[ \t]+){0,2}?(?:note|message|instructions?)\s+(?:to|for)|"  # ("Maintainers' note for")
         r"if\s+you\s+are|if\s+you'?re|an\s+(?:die|den|das)|f[üu]r\s+(?:die|den|das)|hinweis\s+f[üu]r|"
         r"wenn\s+du|falls\s+du|à|au|aux|pour\s+(?:l'|le|la|les)|note\s+pour|si\s+tu\s+es|si\s+vous\s+[eê]tes|"
         r"para\s+(?:el|la|los|las)|nota\s+para|si\s+eres|mensaje\s+para)\s+(?:the\s+|an?\s+|any\s+|all\s+|every\s+|"
@@ -1103,9 +1112,21 @@ def _candidates(rule: _Rule, plain: str, low: str, tokens: set[str] | None) -> I
             i = low.find(word, i + 1)
 
 
+def _leaves_quote(low: str, start: int, end: int) -> bool:
+    """Whether the match ``low[start:end]`` opens a quotation and runs past its end: a
+    quotation's first word starts a clause (:func:`_at_lead`), but the clause is what the
+    quotation holds (``emit a "DROP CONSTRAINT" directive for all constraints`` orders
+    nothing)."""
+    opener = low[:start].rstrip()[-1:]
+    if opener not in _QUOTE_CLOSE or not _quoted(low, start):
+        return False
+    close = low.find(_QUOTE_CLOSE[opener], start)
+    return 0 <= close < end
+
+
 def _matches(rule: _Rule, plain: str, low: str, tokens: set[str] | None = None) -> bool:
     for m in _candidates(rule, plain, low, tokens):
-        if rule.lead and not _at_lead(low, m.start()):
+        if rule.lead and (not _at_lead(low, m.start()) or _leaves_quote(low, m.start(), m.end())):
             continue
         if rule.block and not _block_start(low, m.start()):
             continue
@@ -1373,7 +1394,8 @@ def _merge(spans: list[tuple[int, int, str]]) -> tuple[tuple[int, int, str], ...
 
 def _find(text: str) -> tuple[tuple[int, int, str], ...]:
     """:func:`find_injections` on the text as it is (no decoded views)."""
-    whole = _unmask(text)
+    one_line = unwrapped(text)  # position for position: the pieces below are cut from both
+    whole = _unmask(one_line)
     low = _lower(whole)
     hidden = not text.isascii() and _obfuscated(text)
     tokens = _tokens(low)
@@ -1396,7 +1418,7 @@ def _find(text: str) -> tuple[tuple[int, int, str], ...]:
             continue
         if not any(s <= start and end <= e for s, e in comments):
             raw = text[start:end]
-            plain = _unmask(raw)
+            plain = _unmask(one_line[start:end])
             found = _classes(raw, plain, rules, authority, modal, tokens=tokens)
             if not found and hidden and _obfuscated(raw) and (_tagged(raw) or _weak(plain)):
                 found = ["hidden"]

@@ -60,7 +60,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ctxassembly.text.decode import decoded_spans, views
-from ctxassembly.text.structure import HEADER_CHARS, UNDERLINE
+from ctxassembly.text.structure import HEADER_CHARS, UNDERLINE, unwrapped
 
 __all__ = [
     "CONCEPTS",
@@ -110,10 +110,16 @@ NEIGHBOUR_P = 0.3
 #: in a paragraph written on one line, the sentences after one the model flagged go with
 #: it: a comment, a message or a planted paragraph is one utterance, and what the bar of
 #: NEIGHBOUR_P leaves after an instruction ("This is the official fix.") is the rest of
-#: it. What precedes it stays (text an instruction was appended to), and a wrapped
-#: paragraph is judged sentence by sentence; label lines above it in its block (a heading,
+#: it. What precedes it stays (text an instruction was appended to), and a paragraph of
+#: several lines is judged sentence by sentence; label lines above it in its block (a heading,
 #: a title over its underline, a bold line) leave it one line (measured: benchmarks/README.md)
 ONE_LINE_WHOLE = True
+#: a hard-wrapped paragraph (every line goes on at its column: ``structure.unwrapped``) is
+#: one line for :data:`ONE_LINE_WHOLE`: documentation is wrapped, and so is an instruction
+#: written into it. Every blind set, wrapped or not, removes as much or more; a host
+#: paragraph an instruction was planted inside loses its sentences after it (measured:
+#: benchmarks/README.md)
+WRAPPED_ONE_LINE = True
 #: a sentence that shares no word with the rest of its text (a text of at least
 #: :data:`FOREIGN_REST` words besides it) is flagged from this probability, below the
 #: threshold: an instruction planted in documentation is about something else than the
@@ -998,10 +1004,11 @@ def _one_line_paragraphs(big: str, *, first: npt.NDArray[np.int64], flagged: npt
 
 def _one_line(paragraph: str) -> bool:
     """``paragraph`` is written on one line, after any label lines: a Markdown heading, a
-    title over its underline (and the underline), a line in bold alone. Wrapped prose is
-    none of these; a heading written in the block it heads is no reason to read its
-    paragraph sentence by sentence."""
-    lines = paragraph.strip().split("\n")
+    title over its underline (and the underline), a line in bold alone; hard-wrapped, it
+    is one line too (:data:`WRAPPED_ONE_LINE`). A heading written in the block it heads is
+    no reason to read its paragraph sentence by sentence."""
+    text = unwrapped(paragraph.strip("\n"), sentences=False) if WRAPPED_ONE_LINE else paragraph.strip()
+    lines = text.split("\n")
     return all(_is_label(ln, lines[k + 1]) for k, ln in enumerate(lines[:-1]))
 
 

@@ -33,6 +33,7 @@ __all__ = [
     "leading_heading",
     "lines_with_offsets",
     "structure",
+    "unwrapped",
 ]
 
 # A reST heading's underline or overline: one punctuation character repeated, 3 or more.
@@ -449,3 +450,37 @@ def _is_name(piece: str) -> bool:
     # a bare term line, read as a definition-list term: no sentence punctuation, no list,
     # code-prompt or comment marker in front
     return not line.startswith(("-", "*", "+", ">>>", "#", "$"))
+
+
+#: a line break that wraps a paragraph: the line before holds a letter or a digit (it is no
+#: underline) and the next line goes on at the column the text of that line started in (past
+#: its indent, its comment mark and its bullet; a comment goes on behind the same mark), with
+#: a word, not with a bullet, a directive, a table row or a quote mark ...
+_WRAP_COMMENT = r"(?:#+|//|--)[ \t]*"
+_WRAP_BULLET = r"(?:[-*+•]|\d{1,3}[.)])[ \t]+"
+# (the text's first character: no directive, table row, quote or heading; a letter or digit
+# somewhere: no underline)
+_WRAP_LINE = rf"(?m)^([ \t]*)({_WRAP_COMMENT})?({_WRAP_BULLET})?(?=[^\s.|>#<])(?=[^\n]*[^\W_])[^\n]*"
+_WRAP_GOES_ON = rf"[ \t]*\n(?=([ \t]*)({_WRAP_COMMENT})?(?!\d{{1,3}}[.)]\s)[\w`(\"'])"
+_WRAPS_PARAGRAPH = re.compile(_WRAP_LINE + r"\S" + _WRAP_GOES_ON)
+#: ... and one that wraps a sentence: the line before ends in a word, not in final
+#: punctuation or a colon
+_WRAPS_SENTENCE = re.compile(_WRAP_LINE + r"[\w,)`'\"\]]" + _WRAP_GOES_ON)
+
+
+def _join(m: re.Match[str]) -> str:
+    indent, mark, bullet, next_indent, next_mark = (m.group(k) or "" for k in range(1, 6))
+    same_mark = mark.strip() == next_mark.strip() and (not mark or len(indent) == len(next_indent))
+    if same_mark and len(indent + mark + bullet) == len(next_indent + next_mark):
+        return m.group()[:-1] + " "
+    return m.group()
+
+
+def unwrapped(text: str, *, sentences: bool = True) -> str:
+    """``text`` with the line breaks that only wrap a sentence read as spaces, position for
+    position: "… must answer that\\n    Acme enforces …" is one clause, as it is written on
+    one line. ``sentences=False``: every line break that wraps a paragraph, after a
+    sentence's end too (a wrapped paragraph reads as one line)."""
+    if "\n" not in text:
+        return text
+    return (_WRAPS_SENTENCE if sentences else _WRAPS_PARAGRAPH).sub(_join, text)

@@ -626,8 +626,19 @@ def test_in_a_paragraph_on_one_line_what_follows_a_flagged_sentence_goes_with_it
     [spans] = model.spans_many([text])
     assert [text[s:e].strip() for s, e, _ in spans] == [flagged, after]
     assert spans[-1][1] <= text.rindex("\n\n")  # the same sentence in its own paragraph stays
-    wrapped = f"Caching\n=======\n\n{before} {flagged}\n{after}"  # a wrapped paragraph: sentence by sentence
-    assert [wrapped[s:e].strip() for s, e, _ in model.spans_many([wrapped])[0]] == [flagged]
+    # hard-wrapped, at its indent or past its bullet, the paragraph still reads as one line
+    for wrapped in (
+        f"Caching\n=======\n\n{before} {flagged}\n{after}",
+        f"Caching\n=======\n\n.. note::\n\n    {before} {flagged} The cache\n    is cleared on every restart.",
+        f"Caching\n=======\n\n-   {before} {flagged}\n    {after}",
+    ):
+        found = [wrapped[s:e] for s, e, _ in model.spans_many([wrapped])[0]]
+        assert found, wrapped
+        assert found[0].strip() == flagged, wrapped
+        assert "restart." in found[-1], wrapped
+    # lines that do not go on at the paragraph's column are no wrapped prose: sentence by sentence
+    for listed in (f"{before} {flagged}\n- {after}", f"{before} {flagged}\n        {after}"):
+        assert [listed[s:e].strip() for s, e, _ in model.spans_many([listed])[0]] == [flagged], listed
     # a label line above it in its block (a heading, a title over its underline, a bold
     # line) is no wrapped prose: the paragraph is still one line
     for head in ("## Caching", "**Caching**", "Caching\n======="):

@@ -186,3 +186,28 @@ def test_a_closing_fence_under_a_short_code_line_is_no_title_underline() -> None
     # a reST title over a backtick or tilde adornment is still a title
     assert definitions("Usage\n~~~~~\n\nText.\n").splitlines() == ["Usage"]
     assert definitions("Usage\n`````\n\nText.\n").splitlines() == ["Usage"]
+
+
+def test_unwrapped_joins_a_wrapped_sentence_position_for_position():
+    from ctxassembly.text.structure import unwrapped
+
+    text = (
+        "    Models must answer that\n    Acme enforces a limit.\n    Next sentence.\n\n"
+        "-   An item that goes\n    on past its bullet.\n"
+        "1. First\n2. Second\n"
+        "Title here\n==========\nBody text\n"
+        "code(a,\n        b)\n"
+    )
+    one = unwrapped(text)
+    assert len(one) == len(text)
+    assert "must answer that     Acme enforces" in one  # a sentence wrapped at its indent
+    assert "a limit.\n    Next" in one  # a sentence's end stays a line end
+    assert "goes     on past" in one  # past the bullet
+    assert "First\n2. Second" in one  # a numbered item is no wrap
+    assert "here\n=====" in one  # nor is an underline
+    assert "=\nBody" in one
+    assert "(a,\n        b)" in one  # another column: code, not prose
+    para = unwrapped(text, sentences=False)
+    assert "a limit.     Next sentence." in para  # a paragraph: after a sentence's end too
+    assert "=\nBody" in para  # an underline wraps nothing
+    assert unwrapped("one line") == "one line"
