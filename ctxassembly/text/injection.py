@@ -1394,12 +1394,23 @@ def _merge(spans: list[tuple[int, int, str]]) -> tuple[tuple[int, int, str], ...
 
 def _find(text: str) -> tuple[tuple[int, int, str], ...]:
     """:func:`find_injections` on the text as it is (no decoded views)."""
-    one_line = unwrapped(text)  # position for position: the pieces below are cut from both
-    whole = _unmask(one_line)
+    whole = _unmask(text)
     low = _lower(whole)
     hidden = not text.isascii() and _obfuscated(text)
     tokens = _tokens(low)
-    rules = [r for r in _live_rules(low, tokens) if _matches(r, whole, low, tokens)]
+    # The gates read every line break as a space (a phrase may be wrapped); the rules read
+    # the breaks that only wrap a sentence so. The text is unwrapped only where anything
+    # below can find something: a rule is live, a notice or a model noun may be there.
+    gate = low.replace("\n", " ")
+    live = _live_rules(gate, tokens)
+    if live or hidden or _authority_possible(whole, gate, tokens) or _MODEL_GATE.open(tokens, gate):
+        one_line = unwrapped(text)  # position for position: the pieces below are cut from both
+    else:
+        one_line = text
+    if one_line is not text:
+        whole = _unmask(one_line)
+        low = _lower(whole)
+    rules = [r for r in live if _matches(r, whole, low, tokens)]
     authority = _authority_possible(whole, low, tokens) and _notice(whole, low, tokens) is not None
     modal = _modal_possible(low, tokens)
     comments = _comment_spans(text, _lower(text))

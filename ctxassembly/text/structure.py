@@ -453,27 +453,15 @@ def _is_name(piece: str) -> bool:
 
 
 #: a line break that wraps a paragraph: the line before holds a letter or a digit (it is no
-#: underline) and the next line goes on at the column the text of that line started in (past
-#: its indent, its comment mark and its bullet; a comment goes on behind the same mark), with
-#: a word, not with a bullet, a directive, a table row or a quote mark ...
-_WRAP_COMMENT = r"(?:#+|//|--)[ \t]*"
-_WRAP_BULLET = r"(?:[-*+•]|\d{1,3}[.)])[ \t]+"
-# (the text's first character: no directive, table row, quote or heading; a letter or digit
-# somewhere: no underline)
-_WRAP_LINE = rf"(?m)^([ \t]*)({_WRAP_COMMENT})?({_WRAP_BULLET})?(?=[^\s.|>#<])(?=[^\n]*[^\W_])[^\n]*"
-_WRAP_GOES_ON = rf"[ \t]*\n(?=([ \t]*)({_WRAP_COMMENT})?(?!\d{{1,3}}[.)]\s)[\w`(\"'])"
-_WRAPS_PARAGRAPH = re.compile(_WRAP_LINE + r"\S" + _WRAP_GOES_ON)
-#: ... and one that wraps a sentence: the line before ends in a word, not in final
-#: punctuation or a colon
-_WRAPS_SENTENCE = re.compile(_WRAP_LINE + r"[\w,)`'\"\]]" + _WRAP_GOES_ON)
-
-
-def _join(m: re.Match[str]) -> str:
-    indent, mark, bullet, next_indent, next_mark = (m.group(k) or "" for k in range(1, 6))
-    same_mark = mark.strip() == next_mark.strip() and (not mark or len(indent) == len(next_indent))
-    if same_mark and len(indent + mark + bullet) == len(next_indent + next_mark):
-        return m.group()[:-1] + " "
-    return m.group()
+#: underline) and its text does not start with a directive, a table row, a quote mark or a
+#: heading mark; the next line goes on at the column the text of that line started in (past
+#: its indent, its comment mark and its bullet; a comment goes on behind the same mark),
+#: with a word, not with a bullet, a directive, a table row or a quote mark. A break that
+#: wraps a sentence also follows a word, not final punctuation or a colon.
+_LINE_LEAD = re.compile(r"([ \t]*)((?:#+|//|--)[ \t]*)?((?:[-*+•]|\d{1,3}[.)])[ \t]+)?")
+_GOES_ON = re.compile(r"([ \t]*)((?:#+|//|--)[ \t]*)?(?!\d{1,3}[.)](?:\s|$))[\w`(\"']")
+_LETTER = re.compile(r"[^\W_]")
+_NOT_TEXT = frozenset(" \t.|>#<")
 
 
 def unwrapped(text: str, *, sentences: bool = True) -> str:
@@ -483,4 +471,28 @@ def unwrapped(text: str, *, sentences: bool = True) -> str:
     sentence's end too (a wrapped paragraph reads as one line)."""
     if "\n" not in text:
         return text
-    return (_WRAPS_SENTENCE if sentences else _WRAPS_PARAGRAPH).sub(_join, text)
+    lines = text.split("\n")
+    joined = []
+    for i, line in enumerate(lines[:-1]):
+        body = line.rstrip(" \t")
+        if not body or (sentences and not (body[-1].isalnum() or body[-1] in "_,)`'\"]")):
+            continue
+        after = _GOES_ON.match(lines[i + 1])
+        if after is None:
+            continue
+        lead = _LINE_LEAD.match(line)
+        at = lead.end()  # type: ignore[union-attr]  # (it matches the empty string)
+        if line[at : at + 1] in _NOT_TEXT or _LETTER.search(line, at) is None:
+            continue  # (a line of spaces, a directive, a table row, a quote, a heading; an underline)
+        indent, mark, bullet = (lead.group(k) or "" for k in (1, 2, 3))  # type: ignore[union-attr]
+        next_indent, next_mark = after.group(1), after.group(2) or ""
+        if mark.strip() != next_mark.strip() or (mark and len(indent) != len(next_indent)):
+            continue  # a comment goes on behind the same mark
+        if len(indent) + len(mark) + len(bullet) == len(next_indent) + len(next_mark):
+            joined.append(i)
+    if not joined:
+        return text
+    ends = ["\n"] * (len(lines) - 1) + [""]
+    for i in joined:
+        ends[i] = " "
+    return "".join(line + end for line, end in zip(lines, ends, strict=True))
