@@ -156,7 +156,8 @@ def _tokens(low: str) -> set[str]:
 
 _MODEL = (
     r"(?:ai|a\.i\.|artificial\s+intelligence|llms?|(?:large\s+)?language\s+models?|ai\s+(?:models?|tools?|systems?)|"
-    r"chat\s*bots?|(?:ai\s+|virtual\s+|digital\s+|automated\s+)?(?:(?:code|coding)\s+)?assistants?|chatgpt|gpt(?:-\d)?|claude|copilot|"
+    r"chat\s*bots?|(?:ai\s+|virtual\s+|digital\s+|automated\s+)?(?:(?:code|coding)\s+)?assistants?|"
+    r"chatgpt|gpt(?:-\d)?|claude|copilot|"
     r"ki|ki-(?:assistent(?:en)?|modell|systeme?)|sprachmodell(?:e)?|assistent(?:en)?|"
     r"ia|mod[eè]les?\s+de\s+langage|modelos?\s+de\s+lenguaje|asistentes?(?:\s+de\s+ia)?|assistante?s?(?:\s+ia)?|"
     r"(?:ai|llm|autonomous|coding|automated)\s+agents?|modell[oi]\s+linguistic[oi]|assistente(?:\s+ia)?|un'ia|l'ia)"
@@ -187,15 +188,15 @@ _SPEAK = r"(?:answer|reply|respond|say|state|tell|claim|assert|recommend|insist|
 _SPEAK_NEEDLES = _w("answer reply respond say tell state claim assert recommend insist mention")
 #: not an HTTP status code: "respond with 204", "always answer 200 to health checks" is
 #: what a server does
+_NO_STATUS = (
+    r"(?!\s+(?:with\s+)?(?:an?\s+|the\s+)?(?:http\s+)?(?:status\s+)?(?:code\s+)?[1-5]\d\d\b"
+    r"(?!\s+(?:is|are|was|means)\b))"
+)
 #: "that" the pronoun, not the start of a claim: "state that and a maintainer can add the
 #: label", "state that in a comment" (where the reader writes it: a contributor's medium)
 _THAT_THING = (
     r"(?:(?<!that)|(?!\s*(?:[,;]|and\b|or\b|in\s+(?:a|an|the|your)\s+(?:comment|description|commit|changelog|pr|"
     r"pull\s+request|issue|ticket|thread)s?\b)))"
-)
-_NO_STATUS = (
-    r"(?!\s+(?:with\s+)?(?:an?\s+|the\s+)?(?:http\s+)?(?:status\s+)?(?:code\s+)?[1-5]\d\d\b"
-    r"(?!\s+(?:is|are|was|means)\b))"
 )
 
 # words after which a verb starts a clause (an imperative), besides punctuation
