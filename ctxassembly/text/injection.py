@@ -1422,9 +1422,10 @@ def _find(text: str) -> tuple[tuple[int, int, str], ...]:
     spans += [(s, e, "addressed") for s, e in titled]
     pieces: list[tuple[int, int, str, list[str]]] = []
     start = 0
-    ends = [m.end() for m in _SENTENCE_END.finditer(text)]
+    # (cut from the unwrapped text: a comment wrapped behind its mark is one sentence)
+    ends = [m.end() for m in _SENTENCE_END.finditer(one_line)]
     if "\n" in text:  # an unindented line after a list item or an indented line starts a piece
-        ends = sorted({*ends, *(m.end() for m in _AFTER_ITEM.finditer(text))})
+        ends = sorted({*ends, *(m.end() for m in _AFTER_ITEM.finditer(one_line))})
     for end in [*ends, len(text)]:
         if end <= start:
             continue
